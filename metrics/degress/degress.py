@@ -1,0 +1,128 @@
+"""DEGRESS / EGISES / P-Accuracy: responsiveness of a personalized summarizer to its users."""
+
+import datasets
+import evaluate
+
+from persona_metrics.evaluate_support import ValidatedTextInputs, personalization_dict
+from persona_metrics.personalization import (
+    DEFAULT_BOOTSTRAP_SEED,
+    DEFAULT_P_ACC_ALPHA,
+    DEFAULT_P_ACC_BETA,
+    score_personalization,
+)
+from persona_metrics.registry import warn_if_stale
+
+warn_if_stale("degress", __file__)
+
+_CITATION = """\
+@inproceedings{vansh2023egises,
+  title     = {Accuracy is not enough: Evaluating Personalization in Summarizers},
+  author    = {Vansh, Rahul and Rank, Darsh and Dasgupta, Sourish and Chakraborty, Tanmoy},
+  booktitle = {Findings of the Association for Computational Linguistics: EMNLP 2023},
+  year      = {2023}
+}
+@article{dasgupta2024perseval,
+  title   = {Accuracy Leaderboards Can Mislead: On Evaluation of Personalized Summarizers (PerSEval)},
+  author  = {Dasgupta, Sourish and Chander, Ankush and Borad, Parth and Motiyani, Isha and Chakraborty, Tanmoy},
+  journal = {Transactions on Machine Learning Research},
+  year    = {2024}
+}
+"""
+
+_DESCRIPTION = """\
+DEGRESS (degree of responsiveness) compares, for every pair of users of the same document, how far apart the
+model's summaries for the two users are with how far apart the users' own summaries are (each distance
+weighted by a softmax of its ratio to the distance from the document). 1 means the model differentiates users
+exactly as much as they differ; a model giving every user the same summary scores about 2e-5.
+EGISES = 1 - DEGRESS (lower is better). P-Accuracy (eq. 3 of the PerSEval paper, formula only: the authors ship
+no code for it) = (1 - accuracy_distance) - alpha * logistic(beta * EGISES).
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `str`): the model's summary of `documents[i]` generated for user i (may be empty).
+    references (`list` of `str`): user i's own summary of `documents[i]`.
+    documents (`list` of `str`): the source text; items with equal text are one document.
+    document_ids (`list`, optional): explicit grouping, one id per item (overrides grouping by text).
+    distance (`str`): `"rougeL"` (default), `"rougeSU4"`, `"bleu"`, `"meteor"`, `"jsd"`, `"bertscore"`, `"infolm"`.
+    distance_options (`dict`, optional): options of the distance, e.g. `{"max_order": 4}` for `bleu`.
+    p_acc_alpha (`float`): P-Acc alpha, default 0.5 (paper Table 8).
+    p_acc_beta (`float`): P-Acc beta, default 1 (paper Table 8).
+    bootstrap (`int`): document resamples for a 95 % interval of DEGRESS (0 = off).
+    seed (`int`): bootstrap seed.
+    return_per_summary (`bool`): also return per-item DEGRESS.
+    return_signature (`bool`): also return the config signature string.
+Returns:
+    degress (`float`), egises (`float`), p_accuracy (`float`), accuracy_distance (`float`),
+    num_documents (`int`), num_excluded_documents (`int`); per_summary (`dict`, optional): `{"degress": [...]}`.
+Examples:
+    >>> import evaluate
+    >>> degress = evaluate.load("degress")
+    >>> doc = "Shares of Harbor Foods rose after the grocer raised its outlook and opened two stores."
+    >>> refs = ["Harbor Foods lifts its outlook", "Two new Harbor Foods stores open"]
+    >>> results = degress.compute(predictions=refs, references=refs, documents=[doc, doc])
+    >>> print(results["degress"], results["egises"], round(results["p_accuracy"], 4))
+    1.0 0.0 0.75
+    >>> same = ["Harbor Foods raises outlook", "Harbor Foods raises outlook"]
+    >>> results = degress.compute(predictions=same, references=refs, documents=[doc, doc])
+    >>> print(results["degress"] < 1e-4)
+    True
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Degress(ValidatedTextInputs, evaluate.Metric):
+    """DEGRESS / EGISES / P-Acc as an evaluate metric (a thin shell over ``persona_metrics.personalization``)."""
+
+    _text_fields = ("predictions", "references", "documents")
+    _empty_ok = ("predictions",)
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {
+                    "predictions": datasets.Value("string", id="sequence"),
+                    "references": datasets.Value("string", id="sequence"),
+                    "documents": datasets.Value("string", id="sequence"),
+                }
+            ),
+            codebase_urls=["https://github.com/KDM-LAB/EGISES-EMNLP23"],
+        )
+
+    def _compute(
+        self,
+        predictions,
+        references,
+        documents,
+        document_ids=None,
+        distance="rougeL",
+        distance_options=None,
+        p_acc_alpha=DEFAULT_P_ACC_ALPHA,
+        p_acc_beta=DEFAULT_P_ACC_BETA,
+        bootstrap=0,
+        seed=DEFAULT_BOOTSTRAP_SEED,
+        return_per_summary=False,
+        return_signature=False,
+    ):
+        result = score_personalization(
+            predictions,
+            references,
+            documents,
+            document_ids,
+            distance=distance,
+            distance_options=distance_options,
+            p_acc_alpha=p_acc_alpha,
+            p_acc_beta=p_acc_beta,
+            bootstrap=bootstrap,
+            seed=seed,
+        )
+        return personalization_dict(
+            result,
+            keys=("degress", "egises", "p_accuracy", "accuracy_distance"),
+            per_summary_keys=("degress",),
+            return_per_summary=return_per_summary,
+            return_signature=return_signature,
+        )

@@ -1,0 +1,130 @@
+"""PerSEval: degree of personalization of a summarizer (DEGRESS penalised for accuracy drop and inconsistency)."""
+
+import datasets
+import evaluate
+
+from persona_metrics.evaluate_support import ValidatedTextInputs, personalization_dict
+from persona_metrics.personalization import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    DEFAULT_BOOTSTRAP_SEED,
+    DEFAULT_GAMMA,
+    score_personalization,
+)
+from persona_metrics.registry import warn_if_stale
+
+warn_if_stale("perseval", __file__)
+
+_CITATION = """\
+@article{dasgupta2024perseval,
+  title   = {Accuracy Leaderboards Can Mislead: On Evaluation of Personalized Summarizers (PerSEval)},
+  author  = {Dasgupta, Sourish and Chander, Ankush and Borad, Parth and Motiyani, Isha and Chakraborty, Tanmoy},
+  journal = {Transactions on Machine Learning Research},
+  year    = {2024}
+}
+"""
+
+_DESCRIPTION = """\
+PerSEval measures how personalized a summarizer is: DEGRESS (how differently the model answers different
+users, relative to how differently the users themselves summarize the same document) multiplied by the
+Effective DEGRESS Penalty EDP, which shrinks the score when the model's summaries are far from the users'
+own (accuracy drop, ADP) or unevenly accurate across users (accuracy inconsistency, ACP). Semantics follow
+the authors' reference code; see the metric card for every difference from the paper.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `str`): the model's summary of `documents[i]` generated for user i. May be empty
+        (an empty summary is at distance 1 from everything).
+    references (`list` of `str`): user i's own summary of `documents[i]`.
+    documents (`list` of `str`): the source text; items with equal text are one document.
+    document_ids (`list`, optional): explicit grouping, one id per item (overrides grouping by text).
+    distance (`str`): `"rougeL"` (default), `"rougeSU4"`, `"bleu"`, `"meteor"`, `"jsd"`, `"bertscore"`, `"infolm"`.
+    distance_options (`dict`, optional): options of the distance, e.g. `{"model": "distilbert-base-uncased"}`.
+    beta (`float`): EDP slope β, default 1.7 (the paper's choice; the authors' code default is 1.0).
+    alpha (`float`): EDP offset α, default 3.
+    gamma (`float`): ADP/ACP offset γ, default 4.
+    bootstrap (`int`): document resamples for a 95 % interval of the system scores (0 = off).
+    seed (`int`): bootstrap seed.
+    return_per_summary (`bool`): also return per-item PerSEval, DEGRESS and EDP.
+    return_signature (`bool`): also return the config signature string.
+Returns:
+    perseval (`float`): system PerSEval in [0, 1), higher = more personalized.
+    degress (`float`): system DEGRESS in (0, 1]; egises (`float`): 1 - degress.
+    edp (`float`): mean EDP; accuracy_distance (`float`): mean distance of summaries to their user's reference.
+    num_documents (`int`), num_excluded_documents (`int`): scored and excluded (single-reference) documents.
+    per_summary (`dict`, optional): `{"perseval": [...], "degress": [...], "edp": [...]}` aligned with the
+        inputs, `None` for items of excluded documents.
+Examples:
+    >>> import evaluate
+    >>> perseval = evaluate.load("perseval")
+    >>> doc = "Shares of Harbor Foods rose after the grocer raised its outlook and opened two stores."
+    >>> refs = ["Harbor Foods lifts its outlook", "Two new Harbor Foods stores open"]
+    >>> results = perseval.compute(predictions=refs, references=refs, documents=[doc, doc])
+    >>> print(round(results["perseval"], 6), round(results["degress"], 6))
+    0.998991 1.0
+    >>> same = ["Harbor Foods raises outlook", "Harbor Foods raises outlook"]
+    >>> results = perseval.compute(predictions=same, references=refs, documents=[doc, doc])
+    >>> print(results["perseval"] < 0.001, results["num_documents"])
+    True 1
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Perseval(ValidatedTextInputs, evaluate.Metric):
+    """PerSEval as an evaluate metric (a thin shell over ``persona_metrics.personalization``)."""
+
+    _text_fields = ("predictions", "references", "documents")
+    _empty_ok = ("predictions",)
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {
+                    "predictions": datasets.Value("string", id="sequence"),
+                    "references": datasets.Value("string", id="sequence"),
+                    "documents": datasets.Value("string", id="sequence"),
+                }
+            ),
+            codebase_urls=["https://github.com/KDM-LAB/Perseval-TMLR", "https://github.com/KDM-LAB/EGISES-EMNLP23"],
+        )
+
+    def _compute(
+        self,
+        predictions,
+        references,
+        documents,
+        document_ids=None,
+        distance="rougeL",
+        distance_options=None,
+        beta=DEFAULT_BETA,
+        alpha=DEFAULT_ALPHA,
+        gamma=DEFAULT_GAMMA,
+        bootstrap=0,
+        seed=DEFAULT_BOOTSTRAP_SEED,
+        return_per_summary=False,
+        return_signature=False,
+    ):
+        result = score_personalization(
+            predictions,
+            references,
+            documents,
+            document_ids,
+            distance=distance,
+            distance_options=distance_options,
+            alpha=alpha,
+            beta=beta,
+            gamma=gamma,
+            bootstrap=bootstrap,
+            seed=seed,
+        )
+        return personalization_dict(
+            result,
+            keys=("perseval", "degress", "egises", "edp", "accuracy_distance"),
+            per_summary_keys=("perseval", "degress", "edp"),
+            return_per_summary=return_per_summary,
+            return_signature=return_signature,
+        )

@@ -1,0 +1,109 @@
+"""The one interface behind every distance σ(a, b) used by DEGRESS / PerSEval.
+
+A distance object scores many ordered text pairs in one call. Each *unique* text is prepared
+(tokenized, stemmed, embedded ...) once per object and kept in a per-object cache, and each unique
+ordered pair is scored once per call (once per unordered pair when the measure is symmetric).
+Subclasses implement two hooks:
+
+* ``_prepare(texts)``: one representation per text (called only for texts not yet in the cache);
+* ``_score(reps_a, reps_b)``: σ for aligned lists of representations, as a float array.
+
+The empty-text rule lives here, not in the subclasses: a text that is empty or only whitespace is
+at distance exactly 1.0 from everything (itself included), whatever the measure. This is the
+documented meaning of an empty summary ("the model said nothing").
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+#: σ assigned to any pair with an empty (or whitespace-only) side.
+EMPTY_TEXT_DISTANCE = 1.0
+
+
+class Distance(ABC):
+    """A pairwise text distance σ(a, b), computed for many pairs at once.
+
+    Attributes:
+        name: the registry name (``"rougeL"``, ``"bertscore"`` ...).
+        symmetric: whether σ(a, b) == σ(b, a) exactly, so unordered pairs can be shared.
+        bounded: whether σ is guaranteed to lie in [0, 1].
+    """
+
+    name: ClassVar[str]
+    symmetric: ClassVar[bool] = True
+    bounded: ClassVar[bool] = True
+
+    def __init__(self) -> None:
+        self._cache: dict[str, Any] = {}
+
+    # -- hooks ---------------------------------------------------------------------------------
+    @abstractmethod
+    def _prepare(self, texts: Sequence[str]) -> list[Any]:
+        """Return one representation per text (all texts are non-empty)."""
+
+    @abstractmethod
+    def _score(self, reps_a: Sequence[Any], reps_b: Sequence[Any]) -> np.ndarray:
+        """Return σ(a_i, b_i) for aligned representation lists, shape ``(len(reps_a),)``."""
+
+    def signature(self) -> str:
+        """A short string naming the measure and every setting that changes its values."""
+        return self.name
+
+    # -- public API ----------------------------------------------------------------------------
+    def prepare(self, texts: Sequence[str]) -> None:
+        """Prepare and cache the representations of ``texts`` (each unique text once)."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._cache and t.strip()]
+        if todo:
+            reps = self._prepare(todo)
+            if len(reps) != len(todo):
+                raise RuntimeError(f"{type(self).__name__}._prepare returned {len(reps)} items for {len(todo)} texts")
+            self._cache.update(zip(todo, reps, strict=True))
+
+    def pairwise(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """σ for every ordered pair ``(a, b)``; each unique pair is scored once.
+
+        Args:
+            pairs: ordered ``(text_a, text_b)`` tuples.
+
+        Returns:
+            A float64 array aligned with ``pairs``.
+        """
+        out = np.empty(len(pairs), dtype=np.float64)
+        if not pairs:
+            return out
+        # Map each pair to a canonical key; symmetric measures share (a, b) and (b, a).
+        keys: dict[tuple[str, str], int] = {}
+        slot = np.empty(len(pairs), dtype=np.int64)
+        for i, (a, b) in enumerate(pairs):
+            key = (a, b) if not self.symmetric or a <= b else (b, a)
+            slot[i] = keys.setdefault(key, len(keys))
+        unique = list(keys)
+        values = np.full(len(unique), EMPTY_TEXT_DISTANCE, dtype=np.float64)
+        live = [i for i, (a, b) in enumerate(unique) if a.strip() and b.strip()]
+        if live:
+            self.prepare([t for i in live for t in unique[i]])
+            reps_a = [self._cache[unique[i][0]] for i in live]
+            reps_b = [self._cache[unique[i][1]] for i in live]
+            scored = np.asarray(self._score(reps_a, reps_b), dtype=np.float64)
+            if scored.shape != (len(live),):
+                raise RuntimeError(
+                    f"{type(self).__name__}._score returned shape {scored.shape}, expected {(len(live),)}"
+                )
+            if not np.all(np.isfinite(scored)):
+                raise FloatingPointError(f"{self.name}: non-finite distance computed")
+            values[live] = scored
+        out[:] = values[slot]
+        return out
+
+    def __call__(self, a: str, b: str) -> float:
+        """σ(a, b) for one pair (convenience; use :meth:`pairwise` for many)."""
+        return float(self.pairwise([(a, b)])[0])
+
+    def clear_cache(self) -> None:
+        """Forget every prepared text representation."""
+        self._cache.clear()

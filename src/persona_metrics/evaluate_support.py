@@ -1,0 +1,59 @@
+"""Glue shared by the bundled ``evaluate`` modules (no evaluate import here; no arithmetic either)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from persona_metrics.personalization import PersonalizationResult
+from persona_metrics.validation import check_text_fields
+
+
+class ValidatedTextInputs:
+    """Mixin for ``evaluate.Metric`` subclasses whose inputs are aligned lists of strings.
+
+    evaluate checks only the first item of a batch for type, and its errors do not name the index; this
+    mixin checks every item before evaluate encodes them, so bad input fails with the field and index.
+    Put it *before* ``evaluate.Metric`` in the bases. Subclasses set ``_text_fields`` (input names in
+    order) and ``_empty_ok`` (the names that may hold empty strings).
+    """
+
+    _text_fields: tuple[str, ...] = ("predictions", "references")
+    _empty_ok: tuple[str, ...] = ("predictions",)
+
+    def add_batch(self, **kwargs: Any) -> None:
+        """Validate every item, then hand the batch to evaluate."""
+        present = {k: kwargs[k] for k in self._text_fields if kwargs.get(k) is not None}
+        if present:
+            check_text_fields(allow_empty=self._empty_ok, **present)
+        super().add_batch(**kwargs)  # type: ignore[misc]
+
+    def add(self, **kwargs: Any) -> None:
+        """Validate one example, then hand it to evaluate."""
+        singular = {"predictions": "prediction", "references": "reference"}  # evaluate's names in add()
+        present = {
+            k: [kwargs[singular.get(k, k)]] for k in self._text_fields if kwargs.get(singular.get(k, k)) is not None
+        }
+        if present:
+            check_text_fields(allow_empty=self._empty_ok, **present)
+        super().add(**kwargs)  # type: ignore[misc]
+
+
+def personalization_dict(
+    result: PersonalizationResult,
+    keys: tuple[str, ...],
+    per_summary_keys: tuple[str, ...],
+    return_per_summary: bool,
+    return_signature: bool,
+) -> dict[str, Any]:
+    """Flatten a :class:`PersonalizationResult` into evaluate's plain dict of numbers (and lists on request)."""
+    out: dict[str, Any] = {k: getattr(result, k) for k in keys}
+    out["num_documents"] = result.num_documents
+    out["num_excluded_documents"] = result.num_excluded_documents
+    for name, (lo, hi) in result.intervals.items():
+        if name in keys:
+            out[f"{name}_ci_low"], out[f"{name}_ci_high"] = lo, hi
+    if return_per_summary:
+        out["per_summary"] = {k: result.per_summary(k) for k in per_summary_keys}
+    if return_signature:
+        out["signature"] = result.signature
+    return out

@@ -1,0 +1,139 @@
+"""Bare-name registration of the bundled metrics in evaluate's dynamic-modules cache.
+
+``evaluate`` has no plugin mechanism: ``evaluate.load("perseval")`` looks in the working directory, then
+the Hub, then its modules cache (``$HF_MODULES_CACHE/evaluate_modules/metrics/evaluate-metric--NAME/<hash>/``,
+newest ``NAME.py`` by mtime wins). :func:`register` writes the installed metric scripts there, so the bare
+name resolves offline from any directory (``specs/evaluate_conventions.md`` §1.2, §1.7).
+
+This module uses the standard library only (importing evaluate takes seconds).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+#: evaluate's namespace for canonical metrics; ``evaluate.load("NAME")`` falls back to it.
+DEFAULT_NAMESPACE = "evaluate-metric"
+
+
+def metrics_dir() -> Path:
+    """Directory of the installed metric scripts (``persona_metrics/metrics/<name>/<name>.py``)."""
+    return Path(__file__).resolve().parent / "metrics"
+
+
+def available_metrics() -> tuple[str, ...]:
+    """Names of the bundled metrics, sorted."""
+    root = metrics_dir()
+    return tuple(sorted(p.name for p in root.iterdir() if (p / f"{p.name}.py").is_file()))
+
+
+def metric_script(name: str) -> Path:
+    """Path of a bundled metric's script; ``ValueError`` naming the bundled metrics if unknown."""
+    names = available_metrics()
+    if name not in names:
+        raise ValueError(f"unknown metric {name!r}; bundled metrics are {list(names)}")
+    return metrics_dir() / name / f"{name}.py"
+
+
+def modules_cache() -> Path:
+    """Evaluate's ``HF_MODULES_CACHE``, resolved with evaluate's own precedence (``evaluate/config.py``)."""
+    if os.getenv("HF_MODULES_CACHE"):
+        return Path(os.environ["HF_MODULES_CACHE"])
+    default_home = os.path.join(os.getenv("XDG_CACHE_HOME", "~/.cache"), "huggingface")
+    return Path(os.path.expanduser(os.getenv("HF_HOME", default_home))) / "modules"
+
+
+def script_hash(path: Path) -> str:
+    """Evaluate's module hash: sha256 of the script's lines with comments stripped, joined by newlines."""
+    lines = [re.sub(r"#.*", "", line) for line in path.read_text(encoding="utf-8").splitlines(keepends=True)]
+    return hashlib.sha256("\n".join(line for line in lines if line).encode("utf-8")).hexdigest()
+
+
+def _touch_init(directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "__init__.py").touch(exist_ok=True)
+
+
+def _newest(pkg: Path, name: str) -> Path | None:
+    scripts = [p for p in pkg.glob(f"*/{name}.py") if len(p.parent.name) == 64]
+    return max(scripts, key=lambda p: p.stat().st_mtime) if scripts else None
+
+
+def register(names: list[str] | tuple[str, ...] | None = None, namespace: str = DEFAULT_NAMESPACE) -> list[Path]:
+    """Copy the bundled metric scripts into evaluate's modules cache so bare names resolve offline.
+
+    Idempotent and safe when several processes run it at once: each copy is built in a temporary
+    directory and renamed into place; a lost race leaves the winner's identical copy. The registered copy
+    is made the newest one, so it wins over older registrations (upgrade) and newer ones (downgrade).
+
+    Args:
+        names: metrics to register (default: all bundled metrics).
+        namespace: ``"evaluate-metric"`` for ``evaluate.load("NAME")``; an org name for
+            ``evaluate.load("org/NAME")``.
+
+    Returns:
+        The registered directories, one per metric.
+    """
+    root = modules_cache()
+    metrics_pkg = root / "evaluate_modules" / "metrics"
+    for directory in (root, root / "evaluate_modules", metrics_pkg):
+        _touch_init(directory)
+    done = []
+    for name in names if names is not None else available_metrics():
+        script = metric_script(name)
+        digest = script_hash(script)
+        pkg = metrics_pkg / f"{namespace}--{name}"
+        _touch_init(pkg)
+        target = pkg / digest
+        if not (target / f"{name}.py").is_file():
+            tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=pkg))
+            try:
+                os.chmod(tmp, 0o755)
+                (tmp / "__init__.py").touch()
+                shutil.copyfile(script, tmp / f"{name}.py")
+                meta = {"original file path": str(script), "local file path": str(tmp / f"{name}.py")}
+                (tmp / f"{name}.json").write_text(json.dumps(meta), encoding="utf-8")
+                try:
+                    os.rename(tmp, target)
+                    logger.info("registered %s in %s", name, target)
+                except OSError:  # another process registered the same version first
+                    if not (target / f"{name}.py").is_file():
+                        raise
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        newest = _newest(pkg, name)
+        if newest is not None and newest.parent != target:
+            os.utime(target / f"{name}.py")
+        done.append(target)
+    return done
+
+
+def warn_if_stale(name: str, loaded_script: str | Path) -> None:
+    """Warn when a metric script loaded from evaluate's cache differs from the installed one.
+
+    Called by each metric script at import: a cached copy from an older ``persona-metrics`` version
+    keeps loading by bare name until ``persona-metrics register`` is run again.
+    """
+    try:
+        installed = metric_script(name)
+    except ValueError:
+        return
+    loaded = Path(loaded_script)
+    if loaded.resolve() == installed.resolve() or not loaded.is_file():
+        return
+    if script_hash(loaded) != script_hash(installed):
+        warnings.warn(
+            f"the {name!r} module loaded from {loaded.parent} is not the installed version; "
+            "run `persona-metrics register` to update evaluate's cache",
+            stacklevel=2,
+        )

@@ -1,0 +1,233 @@
+"""The evaluate modules: loading (path and bare name, offline), result keys, docstrings, bad input."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import inspect
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import pytest
+
+import persona_metrics
+from persona_metrics import PersonaMetricsWarning
+from persona_metrics.personalization import score_personalization
+from persona_metrics.registry import metric_script, modules_cache, register, script_hash
+
+DOC = "Shares of Harbor Foods rose after the grocer raised its outlook and opened two stores."
+REFS = ["Harbor Foods lifts its outlook", "Two new Harbor Foods stores open", "Grocer shares climb on outlook"]
+PREDS = ["Harbor Foods raises outlook", "Harbor Foods opens two stores", "Harbor Foods shares rise"]
+PERSONALIZATION = ("perseval", "degress")
+
+
+@pytest.fixture(scope="module", params=PERSONALIZATION)
+def module(request: pytest.FixtureRequest):
+    return persona_metrics.load(request.param)
+
+
+def test_metrics_listed() -> None:
+    assert set(PERSONALIZATION) <= set(persona_metrics.METRICS)
+
+
+def test_unknown_metric_name() -> None:
+    with pytest.raises(ValueError, match="bundled metrics are"):
+        persona_metrics.load("perseveral")
+
+
+def test_module_name_and_no_var_kwargs(module) -> None:
+    """evaluate's common test: the module name equals the file name and ``_compute`` has no **kwargs."""
+    assert module.name in PERSONALIZATION
+    params = inspect.signature(module._compute).parameters.values()
+    assert all(p.kind is not inspect.Parameter.VAR_KEYWORD for p in params)
+
+
+EXPECTED_KEYS = {
+    "perseval": {"perseval", "degress", "egises", "edp", "accuracy_distance", "num_documents",
+                 "num_excluded_documents"},
+    "degress": {"degress", "egises", "p_accuracy", "accuracy_distance", "num_documents", "num_excluded_documents"},
+}
+
+
+def test_result_keys_and_values_match_the_library(module) -> None:
+    out = module.compute(predictions=PREDS, references=REFS, documents=[DOC] * 3)
+    assert set(out) == EXPECTED_KEYS[module.name]
+    lib = score_personalization(PREDS, REFS, [DOC] * 3)
+    for key in set(out) - {"num_documents", "num_excluded_documents"}:
+        assert out[key] == pytest.approx(getattr(lib, key), abs=1e-15)
+    assert all(isinstance(v, float | int) for v in out.values())
+
+
+def test_per_summary_aligned_with_none_for_excluded(module) -> None:
+    lone = "An article only one reader summarized."
+    with pytest.warns(PersonaMetricsWarning):
+        out = module.compute(
+            predictions=[*PREDS, "x"], references=[*REFS, "y"], documents=[DOC] * 3 + [lone], return_per_summary=True
+        )
+    per = out["per_summary"]
+    expected = {"perseval": {"perseval", "degress", "edp"}, "degress": {"degress"}}[module.name]
+    assert set(per) == expected
+    for values in per.values():
+        assert len(values) == 4
+        assert values[3] is None
+        assert all(isinstance(v, float) for v in values[:3])
+    assert out["num_excluded_documents"] == 1
+
+
+def test_add_batch_streaming_equals_compute(module) -> None:
+    whole = module.compute(predictions=PREDS, references=REFS, documents=[DOC] * 3)
+    for i in range(3):
+        module.add_batch(predictions=PREDS[i : i + 1], references=REFS[i : i + 1], documents=[DOC])
+    assert module.compute() == whole
+    module.add(prediction=PREDS[0], reference=REFS[0], documents=DOC)
+    module.add(prediction=PREDS[1], reference=REFS[1], documents=DOC)
+    assert module.compute()["num_documents"] == 1
+
+
+def test_bootstrap_and_signature_keys() -> None:
+    out = persona_metrics.load("perseval").compute(
+        predictions=PREDS, references=REFS, documents=[DOC] * 3, bootstrap=50, return_signature=True
+    )
+    assert out["perseval_ci_low"] <= out["perseval"] <= out["perseval_ci_high"]
+    assert out["signature"].startswith("rougeL")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"predictions": PREDS, "references": [REFS[0], 7, REFS[2]], "documents": [DOC] * 3}, TypeError,
+         r"references\[1\] must be a string"),
+        ({"predictions": PREDS, "references": REFS, "documents": [DOC, DOC, ""]}, ValueError, r"documents\[2\]"),
+        ({"predictions": PREDS, "references": REFS[:2], "documents": [DOC] * 3}, ValueError, "references has 2"),
+        ({"predictions": PREDS, "references": REFS, "documents": [DOC] * 3, "distance": "cosine"}, ValueError,
+         "rougeL"),
+    ],
+)
+def test_bad_input_names_field_and_index(module, kwargs: dict, error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        module.compute(**kwargs)
+
+
+def test_docstring_examples_run(registered_modules: str) -> None:
+    """The ``>>>`` examples in each module's docstring, with ``evaluate.load`` by bare name (registered)."""
+    for name in PERSONALIZATION:
+        spec = importlib.util.spec_from_file_location(f"_doctest_{name}", metric_script(name))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PersonaMetricsWarning)
+            result = doctest.testmod(mod, raise_on_error=False, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, name
+        assert result.attempted > 3, name
+
+
+def test_library_docstring_examples_run() -> None:
+    from persona_metrics import personalization
+
+    result = doctest.testmod(personalization)
+    assert result.failed == 0
+    assert result.attempted > 0
+
+
+# --- registration ---------------------------------------------------------------------------------------
+def test_register_is_idempotent_and_current(registered_modules: str) -> None:
+    first = register(["perseval"])
+    second = register(["perseval"])
+    assert first == second
+    assert first[0].name == script_hash(metric_script("perseval"))
+    assert (first[0] / "perseval.py").read_bytes() == metric_script("perseval").read_bytes()
+    assert str(modules_cache()).startswith(registered_modules)
+
+
+def test_register_makes_the_installed_copy_newest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An older or newer registration (upgrade/downgrade) loses to a fresh ``register`` call."""
+    monkeypatch.setenv("HF_MODULES_CACHE", str(tmp_path))
+    [current] = register(["degress"])
+    other = current.parent / ("f" * 64)
+    other.mkdir()
+    (other / "degress.py").write_text("# another version\n")
+    os.utime(other / "degress.py", (2e9, 2e9))  # in the future: newest by mtime
+    register(["degress"])
+    newest = max(current.parent.glob("*/degress.py"), key=lambda p: p.stat().st_mtime)
+    assert newest.parent == current
+
+
+def test_register_concurrently(tmp_path: Path) -> None:
+    """Eight processes registering into one empty cache: one copy per metric, no temporary leftovers."""
+    env = {**os.environ, "HF_MODULES_CACHE": str(tmp_path)}
+    procs = [
+        subprocess.Popen([sys.executable, "-m", "persona_metrics.cli", "register"], env=env, stdout=subprocess.DEVNULL)
+        for _ in range(8)
+    ]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    for name in PERSONALIZATION:
+        entries = list((tmp_path / "evaluate_modules" / "metrics" / f"evaluate-metric--{name}").iterdir())
+        assert sorted(e.name for e in entries) == sorted(["__init__.py", script_hash(metric_script(name))])
+
+
+# --- bare-name load offline in a fresh process -------------------------------------------------------------
+_BLOCK_NETWORK = textwrap.dedent(
+    """
+    import socket
+    ATTEMPTS = []
+    def _blocked(*args, **kwargs):
+        ATTEMPTS.append(args[:1])
+        raise OSError("network blocked by the test")
+    socket.getaddrinfo = _blocked
+    socket.create_connection = _blocked
+    socket.socket.connect = lambda self, *a: _blocked(*a)
+    socket.socket.connect_ex = lambda self, *a: _blocked(*a)
+    import builtins
+    builtins._NETWORK_ATTEMPTS = ATTEMPTS
+    """
+)
+
+_LOAD_BY_BARE_NAME = textwrap.dedent(
+    """
+    import builtins, json, sys, time
+    import evaluate
+    t0 = time.perf_counter()
+    out = {}
+    for name in ("perseval", "degress"):
+        m = evaluate.load(name)
+        doc = "Shares of Harbor Foods rose after the grocer raised its outlook."
+        refs = ["Harbor Foods lifts its outlook", "Harbor Foods shares rise"]
+        out[name] = m.compute(predictions=refs, references=refs, documents=[doc, doc])["degress"]
+    out["seconds"] = time.perf_counter() - t0
+    out["attempts"] = len(builtins._NETWORK_ATTEMPTS)
+    print(json.dumps(out))
+    """
+)
+
+
+@pytest.mark.parametrize("evaluate_offline", ["1", None])
+def test_bare_name_load_in_fresh_process_with_network_blocked(tmp_path: Path, evaluate_offline: str | None) -> None:
+    """``persona-metrics register`` then ``evaluate.load("perseval")`` from another directory, fresh HF_HOME.
+
+    With ``HF_EVALUATE_OFFLINE=1`` (what the README tells users to set) no connection is even attempted;
+    without it evaluate probes the Hub, every probe fails at once, and the cached module is used.
+    """
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(_BLOCK_NETWORK)
+    workdir = tmp_path / "elsewhere"
+    workdir.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_"))}
+    env |= {"HF_HOME": str(tmp_path / "hf"), "PYTHONPATH": str(tmp_path / "site")}
+    if evaluate_offline:
+        env["HF_EVALUATE_OFFLINE"] = evaluate_offline
+    cli = Path(sys.executable).with_name("persona-metrics")
+    subprocess.run([str(cli), "register"], env=env, cwd=workdir, check=True, capture_output=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", _LOAD_BY_BARE_NAME], env=env, cwd=workdir, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["perseval"] == 1.0
+    assert out["degress"] == 1.0
+    if evaluate_offline:
+        assert out["attempts"] == 0
