@@ -88,9 +88,14 @@ def main(argv: list[str] | None = None) -> int:
         json.dump(
             {
                 name: {
-                    "perseval": r.perseval, "perseval_ci": r.intervals.get("perseval"), "degress": r.degress,
-                    "egises": r.egises, "p_accuracy": r.p_accuracy, "accuracy_distance": r.accuracy_distance,
-                    "num_documents": r.num_documents, "num_excluded_documents": r.num_excluded_documents,
+                    "perseval": r.perseval,
+                    "perseval_ci": r.intervals.get("perseval"),
+                    "degress": r.degress,
+                    "egises": r.egises,
+                    "p_accuracy": r.p_accuracy,
+                    "accuracy_distance": r.accuracy_distance,
+                    "num_documents": r.num_documents,
+                    "num_excluded_documents": r.num_excluded_documents,
                     "signature": r.signature,
                 }
                 for name, r in board

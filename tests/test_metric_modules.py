@@ -48,8 +48,15 @@ def test_module_name_and_no_var_kwargs(module) -> None:
 
 
 EXPECTED_KEYS = {
-    "perseval": {"perseval", "degress", "egises", "edp", "accuracy_distance", "num_documents",
-                 "num_excluded_documents"},
+    "perseval": {
+        "perseval",
+        "degress",
+        "egises",
+        "edp",
+        "accuracy_distance",
+        "num_documents",
+        "num_excluded_documents",
+    },
     "degress": {"degress", "egises", "p_accuracy", "accuracy_distance", "num_documents", "num_excluded_documents"},
 }
 
@@ -100,12 +107,18 @@ def test_bootstrap_and_signature_keys() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"predictions": PREDS, "references": [REFS[0], 7, REFS[2]], "documents": [DOC] * 3}, TypeError,
-         r"references\[1\] must be a string"),
+        (
+            {"predictions": PREDS, "references": [REFS[0], 7, REFS[2]], "documents": [DOC] * 3},
+            TypeError,
+            r"references\[1\] must be a string",
+        ),
         ({"predictions": PREDS, "references": REFS, "documents": [DOC, DOC, ""]}, ValueError, r"documents\[2\]"),
         ({"predictions": PREDS, "references": REFS[:2], "documents": [DOC] * 3}, ValueError, "references has 2"),
-        ({"predictions": PREDS, "references": REFS, "documents": [DOC] * 3, "distance": "cosine"}, ValueError,
-         "rougeL"),
+        (
+            {"predictions": PREDS, "references": REFS, "documents": [DOC] * 3, "distance": "cosine"},
+            ValueError,
+            "rougeL",
+        ),
     ],
 )
 def test_bad_input_names_field_and_index(module, kwargs: dict, error: type[Exception], match: str) -> None:
@@ -205,12 +218,13 @@ _LOAD_BY_BARE_NAME = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("evaluate_offline", ["1", None])
-def test_bare_name_load_in_fresh_process_with_network_blocked(tmp_path: Path, evaluate_offline: str | None) -> None:
+@pytest.mark.parametrize("offline_flags", [True, False])
+def test_bare_name_load_in_fresh_process_with_network_blocked(tmp_path: Path, offline_flags: bool) -> None:
     """``persona-metrics register`` then ``evaluate.load("perseval")`` from another directory, fresh HF_HOME.
 
-    With ``HF_EVALUATE_OFFLINE=1`` (what the README tells users to set) no connection is even attempted;
-    without it evaluate probes the Hub, every probe fails at once, and the cached module is used.
+    With ``HF_EVALUATE_OFFLINE=1`` and ``HF_HUB_OFFLINE=1`` (what the README tells users to set) no connection
+    is even attempted; without them evaluate probes the Hub (and huggingface_hub fetches its agent registry),
+    every attempt fails at once, and the registered module is used.
     """
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(_BLOCK_NETWORK)
@@ -218,8 +232,8 @@ def test_bare_name_load_in_fresh_process_with_network_blocked(tmp_path: Path, ev
     workdir.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_"))}
     env |= {"HF_HOME": str(tmp_path / "hf"), "PYTHONPATH": str(tmp_path / "site")}
-    if evaluate_offline:
-        env["HF_EVALUATE_OFFLINE"] = evaluate_offline
+    if offline_flags:
+        env |= {"HF_EVALUATE_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
     cli = Path(sys.executable).with_name("persona-metrics")
     subprocess.run([str(cli), "register"], env=env, cwd=workdir, check=True, capture_output=True)
     proc = subprocess.run(
@@ -229,5 +243,7 @@ def test_bare_name_load_in_fresh_process_with_network_blocked(tmp_path: Path, ev
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["perseval"] == 1.0
     assert out["degress"] == 1.0
-    if evaluate_offline:
+    if offline_flags:
         assert out["attempts"] == 0
+    else:
+        assert out["attempts"] > 0  # the block was really in place

@@ -285,6 +285,156 @@ def _bootstrap(per_doc: np.ndarray, n: int, seed: int) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+class PersonalizationScorer:
+    """Scores summarizers on one dataset, computing the model-independent distances once.
+
+    The reference side (``σ(u_j, u_k)`` and ``σ(u_j, D)``) depends only on the dataset, so scoring N models
+    on the same references costs one reference pass plus N model passes. Each pass makes one
+    :meth:`Distance.pairwise` call, in which each unique pair is scored once.
+
+    Args:
+        references: the users' own summaries (non-empty).
+        documents: source documents (non-empty); equal texts form one document unless ``document_ids``.
+        document_ids: optional explicit grouping, one hashable id per item.
+        distance: a name from :data:`persona_metrics.distances.DISTANCES` or a ``Distance`` instance.
+        distance_options: keyword options for the named distance (e.g. ``{"model": "..."}``).
+
+    Raises:
+        TypeError: a non-string text or id (the message names the field and index).
+        ValueError: mismatched lengths, an empty reference or document, an unknown distance, or no
+            document with at least two references.
+    """
+
+    def __init__(
+        self,
+        references: Sequence[str],
+        documents: Sequence[str],
+        document_ids: Sequence[Hashable] | None = None,
+        *,
+        distance: str | Distance = DEFAULT_DISTANCE,
+        distance_options: dict | None = None,
+    ) -> None:
+        self.num_items = check_text_fields(references=references, documents=documents)
+        if document_ids is not None:
+            if isinstance(document_ids, str) or not isinstance(document_ids, Sequence):
+                raise TypeError(f"document_ids must be a list, got {type(document_ids).__name__}")
+            if len(document_ids) != self.num_items:
+                raise ValueError(f"document_ids has {len(document_ids)} items but references has {self.num_items}")
+            for i, key in enumerate(document_ids):
+                if not isinstance(key, Hashable) or key is None:
+                    raise TypeError(f"document_ids[{i}] must be a hashable id (str or int), got {key!r}")
+        self.distance = resolve_distance(distance, distance_options)
+        self.references = list(references)
+        groups = group_documents(documents, document_ids)
+        self.groups = [g for g in groups if len(g.indices) >= 2]
+        self.num_excluded_documents = len(groups) - len(self.groups)
+        if not self.groups:
+            raise ValueError(
+                f"no document has at least 2 references (got {len(groups)} documents with one reference each); "
+                "DEGRESS and PerSEval compare users of the same document"
+            )
+        if self.num_excluded_documents:
+            shown = ", ".join(repr(g.key)[:40] for g in groups if len(g.indices) < 2)[:130]
+            warnings.warn(
+                f"{self.num_excluded_documents} of {len(groups)} documents have a single reference and are "
+                f"excluded ({shown}); see num_excluded_documents",
+                PersonaMetricsWarning,
+                stacklevel=2,
+            )
+        self._ref_side = self._side(self.references)
+
+    def _side(self, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per scored document: the ``(n, n)`` pair distances (zero diagonal) and the ``(n,)`` document distances."""
+        pairs: list[tuple[str, str]] = []
+        for g in self.groups:
+            rows, cols = _off_diagonal(len(g.indices))
+            pairs += [(texts[g.indices[j]], texts[g.indices[k]]) for j, k in zip(rows, cols, strict=True)]
+            pairs += [(texts[i], g.document) for i in g.indices]
+        values = self.distance.pairwise(pairs)
+        out, pos = [], 0
+        for g in self.groups:
+            n = len(g.indices)
+            rows, cols = _off_diagonal(n)
+            pair = np.zeros((n, n))
+            pair[rows, cols] = values[pos : pos + n * (n - 1)]
+            pos += n * (n - 1)
+            out.append((pair, values[pos : pos + n]))
+            pos += n
+        return out
+
+    def score(
+        self,
+        predictions: Sequence[str],
+        *,
+        alpha: float = DEFAULT_ALPHA,
+        beta: float = DEFAULT_BETA,
+        gamma: float = DEFAULT_GAMMA,
+        p_acc_alpha: float = DEFAULT_P_ACC_ALPHA,
+        p_acc_beta: float = DEFAULT_P_ACC_BETA,
+        bootstrap: int = 0,
+        seed: int = DEFAULT_BOOTSTRAP_SEED,
+    ) -> PersonalizationResult:
+        """Score one summarizer's predictions (aligned with the references); see :func:`score_personalization`."""
+        n_items = check_text_fields(allow_empty=("predictions",), predictions=predictions)
+        if n_items != self.num_items:
+            raise ValueError(f"predictions has {n_items} items but references has {self.num_items}; they must align")
+        for name, value in (
+            ("alpha", alpha),
+            ("beta", beta),
+            ("gamma", gamma),
+            ("p_acc_alpha", p_acc_alpha),
+            ("p_acc_beta", p_acc_beta),
+        ):
+            _check_number(name, value)
+        if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0 or bootstrap == 1:
+            raise ValueError(f"bootstrap must be 0 (off) or an int >= 2 (resamples), got {bootstrap!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"seed must be an int, got {seed!r}")
+
+        pred_side = self._side(predictions)
+        # Accuracy distances: generated first, reference second (the authors' argument order).
+        acc_values = self.distance.pairwise(
+            [(predictions[i], self.references[i]) for g in self.groups for i in g.indices]
+        )
+        docs: list[DocumentScores] = []
+        pos = 0
+        for g, (ref_pair, ref_doc), (pred_pair, pred_doc) in zip(self.groups, self._ref_side, pred_side, strict=True):
+            acc = acc_values[pos : pos + len(g.indices)]
+            pos += len(g.indices)
+            deg = degress_scores(ref_pair, ref_doc, pred_pair, pred_doc)
+            docs.append(DocumentScores(g.key, g.indices, deg, acc, edp_scores(acc, alpha, beta, gamma)))
+
+        doc_degress = np.array([d.degress.mean() for d in docs])
+        doc_perseval = np.array([d.perseval.mean() for d in docs])
+        degress = float(doc_degress.mean())
+        egises = 1.0 - degress
+        accuracy_distance = float(acc_values.mean())
+        intervals: dict[str, tuple[float, float]] = {}
+        if bootstrap:
+            intervals["degress"] = _bootstrap(doc_degress, bootstrap, seed)
+            intervals["perseval"] = _bootstrap(doc_perseval, bootstrap, seed)
+        signature = (
+            f"{self.distance.signature()}|alpha:{alpha:g}|beta:{beta:g}|gamma:{gamma:g}"
+            f"|p_acc:{p_acc_alpha:g},{p_acc_beta:g}"
+            + (f"|bootstrap:{bootstrap},seed:{seed}" if bootstrap else "")
+            + f"|persona_metrics:{_version()}"
+        )
+        return PersonalizationResult(
+            degress=degress,
+            egises=egises,
+            perseval=float(doc_perseval.mean()),
+            edp=float(np.mean([d.penalties.edp.mean() for d in docs])),
+            accuracy_distance=accuracy_distance,
+            p_accuracy=p_accuracy(1.0 - accuracy_distance, egises, p_acc_alpha, p_acc_beta),
+            num_items=n_items,
+            num_documents=len(docs),
+            num_excluded_documents=self.num_excluded_documents,
+            documents=tuple(docs),
+            signature=signature,
+            intervals=intervals,
+        )
+
+
 def score_personalization(
     predictions: Sequence[str],
     references: Sequence[str],
@@ -306,7 +456,8 @@ def score_personalization(
     Each item is one (user, document): ``predictions[i]`` is the model's summary generated for that user,
     ``references[i]`` the user's own summary, ``documents[i]`` the source text (items with equal document
     text, or equal ``document_ids`` when given, form one document). Documents with a single reference have
-    no user pair: they are excluded with a :class:`PersonaMetricsWarning` and counted.
+    no user pair: they are excluded with a :class:`PersonaMetricsWarning` and counted. To score several
+    models on the same data, use :class:`PersonalizationScorer` (the reference side is computed once).
 
     Args:
         predictions: generated summaries; an empty string is valid (distance 1 to everything).
@@ -339,101 +490,19 @@ def score_personalization(
         >>> round(res.degress, 6), round(res.perseval, 6)
         (1.0, 0.998991)
     """
-    n_items = check_text_fields(
-        predictions=predictions, references=references, documents=documents, allow_empty=("predictions",)
+    check_text_fields(allow_empty=("predictions",), predictions=predictions, references=references, documents=documents)
+    scorer = PersonalizationScorer(
+        references, documents, document_ids, distance=distance, distance_options=distance_options
     )
-    if document_ids is not None:
-        if isinstance(document_ids, str) or not isinstance(document_ids, Sequence):
-            raise TypeError(f"document_ids must be a list, got {type(document_ids).__name__}")
-        if len(document_ids) != n_items:
-            raise ValueError(f"document_ids has {len(document_ids)} items but predictions has {n_items}")
-        for i, key in enumerate(document_ids):
-            if not isinstance(key, Hashable) or key is None:
-                raise TypeError(f"document_ids[{i}] must be a hashable id (str or int), got {key!r}")
-    for name, value in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
-        _check_number(name, value)
-    _check_number("p_acc_alpha", p_acc_alpha)
-    _check_number("p_acc_beta", p_acc_beta)
-    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
-        raise ValueError(f"bootstrap must be a non-negative int, got {bootstrap!r}")
-    if bootstrap == 1:
-        raise ValueError("bootstrap must be 0 (off) or at least 2 resamples")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, got {seed!r}")
-    dist = resolve_distance(distance, distance_options)
-
-    groups = group_documents(documents, document_ids)
-    scored = [g for g in groups if len(g.indices) >= 2]
-    excluded = [g for g in groups if len(g.indices) < 2]
-    if not scored:
-        raise ValueError(
-            f"no document has at least 2 references (got {len(groups)} documents with one reference each); "
-            "DEGRESS and PerSEval compare users of the same document"
-        )
-    if excluded:
-        shown = ", ".join(repr(g.key)[:40] for g in excluded[:3])
-        warnings.warn(
-            f"{len(excluded)} of {len(groups)} documents have a single reference and are excluded "
-            f"(e.g. {shown}); see num_excluded_documents",
-            PersonaMetricsWarning,
-            stacklevel=2,
-        )
-
-    # One distance call for everything: per document, ordered user pairs on both sides, each summary
-    # to the document, and the accuracy pairs (generated first, reference second: the authors' order).
-    pairs: list[tuple[str, str]] = []
-    for g in scored:
-        refs = [references[i] for i in g.indices]
-        preds = [predictions[i] for i in g.indices]
-        rows, cols = _off_diagonal(len(g.indices))
-        for side in (refs, preds):
-            pairs += [(side[j], side[k]) for j, k in zip(rows, cols, strict=True)]
-            pairs += [(a, g.document) for a in side]
-        pairs += list(zip(preds, refs, strict=True))
-    values = dist.pairwise(pairs)
-
-    docs: list[DocumentScores] = []
-    pos = 0
-    for g in scored:
-        n = len(g.indices)
-        rows, cols = _off_diagonal(n)
-        blocks = []
-        for size in (n * (n - 1), n, n * (n - 1), n, n):
-            blocks.append(values[pos : pos + size])
-            pos += size
-        ref_pair, pred_pair = np.zeros((n, n)), np.zeros((n, n))
-        ref_pair[rows, cols], pred_pair[rows, cols] = blocks[0], blocks[2]
-        ref_doc, pred_doc, acc = blocks[1], blocks[3], blocks[4]
-        deg = degress_scores(ref_pair, ref_doc, pred_pair, pred_doc)
-        docs.append(DocumentScores(g.key, g.indices, deg, acc, edp_scores(acc, alpha, beta, gamma)))
-
-    doc_degress = np.array([d.degress.mean() for d in docs])
-    doc_perseval = np.array([d.perseval.mean() for d in docs])
-    degress = float(doc_degress.mean())
-    egises = 1.0 - degress
-    accuracy_distance = float(np.concatenate([d.accuracy for d in docs]).mean())
-    intervals: dict[str, tuple[float, float]] = {}
-    if bootstrap:
-        intervals["degress"] = _bootstrap(doc_degress, bootstrap, seed)
-        intervals["perseval"] = _bootstrap(doc_perseval, bootstrap, seed)
-    signature = (
-        f"{dist.signature()}|alpha:{alpha:g}|beta:{beta:g}|gamma:{gamma:g}|p_acc:{p_acc_alpha:g},{p_acc_beta:g}"
-        + (f"|bootstrap:{bootstrap},seed:{seed}" if bootstrap else "")
-        + f"|persona_metrics:{_version()}"
-    )
-    return PersonalizationResult(
-        degress=degress,
-        egises=egises,
-        perseval=float(doc_perseval.mean()),
-        edp=float(np.mean([d.penalties.edp.mean() for d in docs])),
-        accuracy_distance=accuracy_distance,
-        p_accuracy=p_accuracy(1.0 - accuracy_distance, egises, p_acc_alpha, p_acc_beta),
-        num_items=n_items,
-        num_documents=len(docs),
-        num_excluded_documents=len(excluded),
-        documents=tuple(docs),
-        signature=signature,
-        intervals=intervals,
+    return scorer.score(
+        predictions,
+        alpha=alpha,
+        beta=beta,
+        gamma=gamma,
+        p_acc_alpha=p_acc_alpha,
+        p_acc_beta=p_acc_beta,
+        bootstrap=bootstrap,
+        seed=seed,
     )
 
 

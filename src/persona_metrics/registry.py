@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -112,8 +113,9 @@ def register(names: list[str] | tuple[str, ...] | None = None, namespace: str = 
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
         newest = _newest(pkg, name)
-        if newest is not None and newest.parent != target:
-            os.utime(target / f"{name}.py")
+        if newest is not None and newest.parent != target:  # newer than the newest, even a future mtime
+            stamp = max(time.time(), newest.stat().st_mtime + 1)
+            os.utime(target / f"{name}.py", (stamp, stamp))
         done.append(target)
     return done
 
