@@ -21,14 +21,19 @@ from persona_metrics.distances import (
 
 PAIRS = [
     ("Police killed the gunman", "The gunman killed the policeman"),
-    ("Prime minister announced new tax cuts on Monday.", "On Monday, the prime minister unveiled tax cuts for families."),
+    (
+        "Prime minister announced new tax cuts on Monday.",
+        "On Monday, the prime minister unveiled tax cuts for families.",
+    ),
     ("Harbor Foods lifts its outlook after strong holiday sales", "Harbor Foods raises outlook as holiday sales jump"),
     ("Storms delay flights across the northeast", "Quarterly profits rose at the regional bank"),
     ("the the the cat", "the cat the cat the"),
     ("Running runners ran; they're running!", "runner runs ran run"),
     ("A", "a"),
-    ("It is a guide to action which ensures that the military always obeys the commands of the party",
-     "It is a guide to action that ensures that the military will forever heed Party commands"),
+    (
+        "It is a guide to action which ensures that the military always obeys the commands of the party",
+        "It is a guide to action that ensures that the military will forever heed Party commands",
+    ),
 ]
 
 
@@ -75,8 +80,11 @@ def test_rougesu4_equals_pyrouge(a: str, b: str) -> None:
     ("reference", "hypothesis", "perl_f"),
     [  # ROUGE-1.5.5.pl runs recorded in specs/offline_resources.md §3
         ("The gunman killed the policeman", "Police killed the gunman", 0.34782),
-        ("On Monday, the prime minister unveiled tax cuts for families.",
-         "Prime minister announced new tax cuts on Monday.", 0.31579),
+        (
+            "On Monday, the prime minister unveiled tax cuts for families.",
+            "Prime minister announced new tax cuts on Monday.",
+            0.31579,
+        ),
     ],
 )
 def test_rougesu4_matches_rouge_155_perl(reference: str, hypothesis: str, perl_f: float) -> None:
@@ -162,12 +170,13 @@ LEXICAL = ("rougeL", "rougeSU4", "bleu", "meteor", "jsd")
 @pytest.mark.parametrize("empty", ["", "   ", "\n"])
 def test_empty_text_is_at_distance_one_from_everything(name: str, empty: str) -> None:
     dist = get_distance(name)
-    values = dist.pairwise([(empty, "Harbor Foods lifts outlook"), ("Harbor Foods lifts outlook", empty),
-                            (empty, empty)])
+    values = dist.pairwise(
+        [(empty, "Harbor Foods lifts outlook"), ("Harbor Foods lifts outlook", empty), (empty, empty)]
+    )
     assert values.tolist() == [1.0, 1.0, 1.0]
 
 
-@pytest.mark.parametrize("name", ("rougeL", "rougeSU4", "bleu", "jsd"))
+@pytest.mark.parametrize("name", ["rougeL", "rougeSU4", "bleu", "jsd"])
 def test_identical_texts_are_at_distance_zero(name: str) -> None:
     text = "Copperfield Bank posts record profit as margins widen"
     assert get_distance(name)(text, text) == pytest.approx(0.0, abs=1e-12)
@@ -277,13 +286,35 @@ def tiny_mlm(tmp_path_factory) -> str:
     from transformers import BertConfig, BertForMaskedLM, BertTokenizer
 
     path = tmp_path_factory.mktemp("tiny-mlm")
-    words = "harbor foods lifts outlook raises sales bank profit record the a of storms delay flights".split()
+    words = [
+        "harbor",
+        "foods",
+        "lifts",
+        "outlook",
+        "raises",
+        "sales",
+        "bank",
+        "profit",
+        "record",
+        "the",
+        "a",
+        "of",
+        "storms",
+        "delay",
+        "flights",
+    ]
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
     (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
     BertTokenizer(str(path / "vocab.txt")).save_pretrained(path)
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=64)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+    )
     BertForMaskedLM(config).save_pretrained(path)
     return str(path)
 
@@ -293,8 +324,16 @@ def test_infolm_equals_torchmetrics_on_a_tiny_model(tiny_mlm: str) -> None:
 
     preds = ["harbor foods lifts outlook", "storms delay flights"]
     target = ["harbor foods raises outlook", "bank profit record"]
-    reference = InfoLM(tiny_mlm, information_measure="ab_divergence", idf=False, alpha=1.0, beta=1.0,
-                       max_length=32, return_sentence_level_score=True, verbose=False)
+    reference = InfoLM(
+        tiny_mlm,
+        information_measure="ab_divergence",
+        idf=False,
+        alpha=1.0,
+        beta=1.0,
+        max_length=32,
+        return_sentence_level_score=True,
+        verbose=False,
+    )
     _, expected = reference(preds, target)
     dist = get_distance("infolm", model=tiny_mlm, max_length=32)
     got = dist.pairwise(list(zip(preds, target, strict=True)))

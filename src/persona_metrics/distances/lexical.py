@@ -193,17 +193,13 @@ class Bleu(Distance):
         out = np.empty(len(reps_a))
         weight = 1.0 / self.max_order
         for i, ((ref_len, ref), (hyp_len, hyp)) in enumerate(zip(reps_a, reps_b, strict=True)):
-            logs = []
-            for n in range(self.max_order):
-                matches = sum(min(c, ref[n][g]) for g, c in hyp[n].items() if g in ref[n])
-                if n == 0 and matches == 0:
-                    logs = None
-                    break
-                total = max(1, hyp_len - n)
-                logs.append(weight * math.log(matches / total if matches else sys.float_info.min))
-            if logs is None or hyp_len == 0:
+            matches = [sum(min(c, ref[n][g]) for g, c in hyp[n].items() if g in ref[n]) for n in range(self.max_order)]
+            if hyp_len == 0 or matches[0] == 0:  # NLTK: no unigram match (or no hypothesis) → BLEU = 0
                 out[i] = 1.0
                 continue
+            logs = [
+                weight * math.log(m / max(1, hyp_len - n) if m else sys.float_info.min) for n, m in enumerate(matches)
+            ]
             bp = 1.0 if hyp_len > ref_len else math.exp(1 - ref_len / hyp_len)
             out[i] = 1.0 - bp * math.exp(math.fsum(logs))
         return out
