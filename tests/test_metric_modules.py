@@ -139,12 +139,27 @@ def test_docstring_examples_run(registered_modules: str) -> None:
         assert result.attempted > 3, name
 
 
-def test_library_docstring_examples_run() -> None:
-    from persona_metrics import personalization
-
-    result = doctest.testmod(personalization)
+@pytest.mark.parametrize("module_name", ["persona_metrics.personalization", "persona_metrics.distances"])
+def test_library_docstring_examples_run(module_name: str) -> None:
+    result = doctest.testmod(importlib.import_module(module_name))
     assert result.failed == 0
     assert result.attempted > 0
+
+
+def test_a_stale_registered_copy_warns(tmp_path: Path) -> None:
+    """A cached module from another version warns until ``persona-metrics register`` is run again."""
+    from persona_metrics.registry import warn_if_stale
+
+    stale = tmp_path / "perseval.py"
+    stale.write_text(metric_script("perseval").read_text() + "\nOLD_VERSION = True\n")
+    with pytest.warns(UserWarning, match="persona-metrics register"):
+        warn_if_stale("perseval", stale)
+    same = tmp_path / "copy" / "perseval.py"
+    same.parent.mkdir()
+    same.write_bytes(metric_script("perseval").read_bytes())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_if_stale("perseval", same)
 
 
 # --- registration ---------------------------------------------------------------------------------------
@@ -247,3 +262,31 @@ def test_bare_name_load_in_fresh_process_with_network_blocked(tmp_path: Path, of
         assert out["attempts"] == 0
     else:
         assert out["attempts"] > 0  # the block was really in place
+
+
+def test_wheel_ships_the_metric_scripts(tmp_path: Path) -> None:
+    """A non-editable install must still find the metric scripts (``metrics/`` is linked into the package)."""
+    import zipfile
+
+    repo = Path(__file__).resolve().parents[1]
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            str(repo),
+            "-w",
+            str(tmp_path),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    [wheel] = tmp_path.glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for name in PERSONALIZATION:
+        for file in (f"{name}.py", "README.md", "requirements.txt"):
+            assert f"persona_metrics/metrics/{name}/{file}" in names
