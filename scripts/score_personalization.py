@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, r in board:
         lo, hi = r.intervals.get("perseval", (float("nan"), float("nan")))
         out.append(
-            f"| {name} | {r.perseval:.4f} [{lo:.4f}, {hi:.4f}] | {r.degress:.4f} | {r.egises:.4f} "
+            f"| {name} | {r.perseval:.4g} [{lo:.4g}, {hi:.4g}] | {r.degress:.4f} | {r.egises:.4f} "
             f"| {r.p_accuracy:.4f} | {r.accuracy_distance:.4f} |"
         )
     first = board[0][1]

@@ -137,18 +137,25 @@ class BertScore(Distance):
                 out[i] = _Embedded(vec, weights)
         return out  # type: ignore[return-value]
 
+    @staticmethod
+    def _prf(ref: _Embedded, hyp: _Embedded) -> tuple[float, float, float]:
+        """Greedy-matching precision (over the hypothesis), recall (over the reference) and F1."""
+        if not hyp.weights.sum() or not ref.weights.sum():
+            return 0.0, 0.0, 0.0
+        sim = hyp.vectors @ ref.vectors.T
+        precision = float((sim.max(axis=1) * hyp.weights).sum() / hyp.weights.sum())
+        recall = float((sim.max(axis=0) * ref.weights).sum() / ref.weights.sum())
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+        return precision, recall, f1
+
     def _score(self, reps_a: Sequence[_Embedded], reps_b: Sequence[_Embedded]) -> np.ndarray:
-        out = np.empty(len(reps_a))
-        for i, (ref, hyp) in enumerate(zip(reps_a, reps_b, strict=True)):
-            sim = hyp.vectors @ ref.vectors.T
-            if not hyp.weights.sum() or not ref.weights.sum():
-                out[i] = 1.0
-                continue
-            precision = float((sim.max(axis=1) * hyp.weights).sum() / hyp.weights.sum())
-            recall = float((sim.max(axis=0) * ref.weights).sum() / ref.weights.sum())
-            f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
-            out[i] = 1.0 - f1
-        return out
+        return np.array([1.0 - self._prf(ref, hyp)[2] for ref, hyp in zip(reps_a, reps_b, strict=True)])
+
+    def precision_recall_f1(self, pairs: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """BERTScore P, R and F1 of each ``(reference, hypothesis)`` pair (all non-empty), no rescaling."""
+        self.prepare([t for pair in pairs for t in pair])
+        prf = np.array([self._prf(self._cache[ref], self._cache[hyp]) for ref, hyp in pairs]).reshape(-1, 3)
+        return prf[:, 0], prf[:, 1], prf[:, 2]
 
     def signature(self) -> str:
         """Name, model, layer, idf and rescaling."""
