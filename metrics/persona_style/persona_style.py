@@ -1,0 +1,92 @@
+"""Persona style fidelity: how well a summary matches the writing style of its target persona."""
+
+import datasets
+import evaluate
+
+from persona_metrics.evaluate_support import ValidatedTextInputs
+from persona_metrics.registry import warn_if_stale
+from persona_metrics.style import score_style, style_band
+
+warn_if_stale("persona_style", __file__)
+
+_CITATION = """\
+persona-metrics: persona-aware summary quality assessment (style fidelity), methodology in
+reference/persona_quality_methodology.md of the project.
+"""
+
+_DESCRIPTION = """\
+Style fidelity compares 10 stylometric features of a summary (function-word rate, sentence length, type-token
+ratio, comma/period/exclamation/question rates, pronoun rate, Flesch-Kincaid grade, word length) with the
+centroid of a writing persona's sample texts. Both vectors are treated as distributions and compared by the
+Jensen-Shannon divergence (base 2): style_similarity = 1 - JSD, in [0, 1]. Shipped personas: formal_analyst,
+journalist, enthusiast; add your own with `persona_samples` or `persona_dir`.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `str`): summaries to score; each must contain at least one word.
+    personas (`list` of `str`): the target persona of each summary.
+    persona_samples (`dict`, optional): extra or overriding personas, `{name: [sample texts]}`.
+    persona_dir (`str`, optional): a directory of `{persona}.txt` files (samples separated by `---` lines).
+    return_features (`bool`): add `features`: per item `{feature: [summary value, centroid value]}`.
+    return_nearest (`bool`): add `nearest_persona` (per item) and `bands` (per item interpretation).
+Returns:
+    style_similarity (`float`): mean similarity; scores (`list` of `float`): per item.
+Examples:
+    >>> import evaluate
+    >>> style = evaluate.load("persona_style")
+    >>> note = ("We maintain our Overweight rating, as we believe consensus estimates, which remain conservative, "
+    ...         "underestimate the operating leverage inherent in the company's recurring revenue base.")
+    >>> blog = "Wow, they crushed it! Sales are up 11%. Should you buy? I did!"
+    >>> out = style.compute(predictions=[note, blog], personas=["formal_analyst", "formal_analyst"],
+    ...                     return_nearest=True)
+    >>> out["scores"][0] > out["scores"][1]
+    True
+    >>> out["nearest_persona"]
+    ['formal_analyst', 'enthusiast']
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
+    """Persona style fidelity as an evaluate metric (a thin shell over ``persona_metrics.style``)."""
+
+    _text_fields = ("predictions", "personas")
+    _empty_ok = ()
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {
+                    "predictions": datasets.Value("string", id="sequence"),
+                    "personas": datasets.Value("string", id="sequence"),
+                }
+            ),
+        )
+
+    def _compute(
+        self,
+        predictions,
+        personas,
+        persona_samples=None,
+        persona_dir=None,
+        return_features=False,
+        return_nearest=False,
+    ):
+        result = score_style(
+            predictions,
+            personas,
+            persona_samples=persona_samples,
+            persona_dir=persona_dir,
+            return_features=return_features,
+        )
+        out = {"style_similarity": result.mean, "scores": [float(s) for s in result.scores]}
+        if return_features:
+            out["features"] = [{k: list(v) for k, v in item.items()} for item in result.features]
+        if return_nearest:
+            out["nearest_persona"] = list(result.nearest)
+            out["bands"] = [style_band(float(s)) for s in result.scores]
+        return out

@@ -1,0 +1,282 @@
+"""Content quality (ROUGE-Lsum, BERTScore, optional BLEURT) and overall persona quality.
+
+``reference/persona_quality_methodology.md``:
+
+* content_quality = 0.40 × ROUGE-Lsum F1 + 0.30 × BERTScore F1 + 0.30 × BLEURT (normalised);
+  without BLEURT the weights become 0.40 / 0.60;
+* overall_quality = 0.70 × content_quality + 0.30 × style_similarity.
+
+Each component is computed once per item and kept in the result, so every aggregate can be traced back.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources as importlib_resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from persona_metrics.distances import BertScore, get_distance
+from persona_metrics.resources import sent_tokenize
+from persona_metrics.validation import check_text_fields
+
+logger = logging.getLogger(__name__)
+
+#: Content weights with BLEURT (methodology, "Content Quality Formula").
+CONTENT_WEIGHTS_WITH_BLEURT: Mapping[str, float] = {"rougeLsum": 0.40, "bertscore": 0.30, "bleurt": 0.30}
+#: Content weights without BLEURT: its 0.30 goes to BERTScore (methodology: "0.40 / 0.60").
+CONTENT_WEIGHTS_WITHOUT_BLEURT: Mapping[str, float] = {"rougeLsum": 0.40, "bertscore": 0.60}
+#: Overall weights (methodology, "Overall Quality"): content 70 %, style 30 %.
+OVERALL_WEIGHTS: Mapping[str, float] = {"content": 0.70, "style": 0.30}
+#: Interpretation bands of overall quality (methodology, "Interpretation Scale"), lower bounds.
+QUALITY_BANDS: tuple[tuple[float, str], ...] = (
+    (0.80, "Excellent"),
+    (0.70, "Very Good"),
+    (0.60, "Good"),
+    (0.50, "Fair"),
+    (-math.inf, "Poor"),
+)
+#: Tolerance for "weights sum to 1".
+WEIGHT_SUM_TOLERANCE = 1e-9
+#: Baseline of the packaged MiniLM, computed by ``scripts/compute_bertscore_baseline.py`` (bert_score format).
+MINILM_BASELINE_FILE = "bertscore_baseline_minilm.tsv"
+
+
+def quality_band(score: float) -> str:
+    """Interpretation of an overall quality score: Excellent, Very Good, Good, Fair or Poor."""
+    return next(label for bound, label in QUALITY_BANDS if score >= bound)
+
+
+def check_weights(weights: Mapping[str, float], expected: Sequence[str], name: str) -> dict[str, float]:
+    """Validate a weight mapping: exactly the ``expected`` keys, finite non-negative values summing to 1.
+
+    Raises:
+        ValueError: naming ``name``, the offending key or the sum.
+    """
+    if not isinstance(weights, Mapping):
+        raise TypeError(f"{name} must be a mapping of component → weight, got {type(weights).__name__}")
+    if set(weights) != set(expected):
+        raise ValueError(f"{name} must have exactly the keys {sorted(expected)}, got {sorted(weights)}")
+    for key, value in weights.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+            raise ValueError(f"{name}[{key!r}] must be a finite number >= 0, got {value!r}")
+    total = float(sum(weights.values()))
+    if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
+        raise ValueError(f"{name} must sum to 1, got {total:.6g} ({dict(weights)})")
+    return {k: float(v) for k, v in weights.items()}
+
+
+# --- ROUGE-Lsum ------------------------------------------------------------------------------------------
+@cache
+def _lsum_scorer() -> Any:
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeLsum"], use_stemmer=True)
+
+
+def split_sentences(text: str) -> str:
+    """One sentence per line (Punkt), as ROUGE-Lsum expects; existing line breaks are kept as boundaries."""
+    return "\n".join(s for line in text.splitlines() for s in sent_tokenize(line) if s.strip())
+
+
+def rouge_lsum(predictions: Sequence[str], references: Sequence[str]) -> np.ndarray:
+    """Per-item ROUGE-Lsum F1 (``rouge_score``, Porter stemming) with real sentence splitting."""
+    scorer = _lsum_scorer()
+    return np.array(
+        [
+            scorer.score(split_sentences(ref), split_sentences(pred))["rougeLsum"].fmeasure
+            for pred, ref in zip(predictions, references, strict=True)
+        ]
+    )
+
+
+# --- BERTScore -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BertScoreConfig:
+    """How BERTScore is computed and whether it is rescaled.
+
+    Attributes:
+        model: ``None`` for the packaged all-MiniLM-L6-v2, else a local path or Hub id.
+        num_layers: layer; ``None`` = the model's default (6 for MiniLM).
+        rescale: rescale with the model's baseline (``(F − b)/(1 − b)``); an error if no baseline exists.
+        baseline_path: a bert_score-format baseline file (``LAYER,P,R,F``) to use instead of the bundled one.
+    """
+
+    model: str | None = None
+    num_layers: int | None = None
+    rescale: bool = True
+    baseline_path: str | None = None
+
+
+def bertscore_baseline(config: BertScoreConfig, layer: int) -> float:
+    """The F baseline of ``config``'s model at ``layer``: the given file, the project's MiniLM file, or bert_score's.
+
+    Raises:
+        FileNotFoundError: no baseline exists for the model (pass ``rescale=False`` or ``baseline_path``).
+    """
+    if config.baseline_path is not None:
+        path = Path(config.baseline_path)
+    elif config.model is None:
+        path = Path(str(importlib_resources.files("persona_metrics") / "baselines" / MINILM_BASELINE_FILE))
+    else:
+        path = Path(str(importlib_resources.files("bert_score") / "rescale_baseline" / "en" / f"{config.model}.tsv"))
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"no BERTScore baseline for model {config.model!r} (looked for {path}); pass rescale=False to report raw "
+            "scores or baseline_path=<LAYER,P,R,F csv>"
+        )
+    with path.open(encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if int(row["LAYER"]) == layer:
+                return float(row["F"])
+    raise ValueError(f"BERTScore baseline {path} has no row for layer {layer}")
+
+
+def bertscore_f1(
+    predictions: Sequence[str], references: Sequence[str], config: BertScoreConfig
+) -> tuple[np.ndarray, str]:
+    """Per-item BERTScore F1 (rescaled when ``config.rescale``) and a signature naming model, layer and rescaling."""
+    options = {k: v for k, v in (("model", config.model), ("num_layers", config.num_layers)) if v is not None}
+    dist = get_distance("bertscore", **options)
+    if not isinstance(dist, BertScore):  # pragma: no cover - the registry maps the name to this class
+        raise TypeError("the bertscore distance is not a BertScore instance")
+    f1 = 1.0 - dist.pairwise(list(zip(references, predictions, strict=True)))
+    signature = dist.signature().replace("|no-rescale", "")
+    if config.rescale:
+        base = bertscore_baseline(config, int(dist.num_layers or 0))
+        f1 = (f1 - base) / (1.0 - base)
+        signature += f"|rescaled:{base:.6f}"
+    else:
+        signature += "|raw"
+    return f1, signature
+
+
+# --- BLEURT ----------------------------------------------------------------------------------------------
+@cache
+def _load_bleurt(checkpoint: str) -> tuple[Any, Any]:
+    try:
+        from bleurt_pytorch import BleurtForSequenceClassification, BleurtTokenizer
+    except ImportError as err:
+        raise ModuleNotFoundError(
+            "BLEURT was requested but bleurt-pytorch is not installed: pip install bleurt-pytorch sentencepiece"
+        ) from err
+    try:
+        model = BleurtForSequenceClassification.from_pretrained(checkpoint).eval()
+        tokenizer = BleurtTokenizer.from_pretrained(checkpoint)
+    except (OSError, ValueError) as err:
+        raise OSError(
+            f"could not load the BLEURT checkpoint {checkpoint!r} (option bleurt_checkpoint): give a local "
+            f"directory or a reachable Hub id ({type(err).__name__}: {err})"
+        ) from err
+    return model, tokenizer
+
+
+def bleurt_scores(
+    predictions: Sequence[str], references: Sequence[str], checkpoint: str, batch_size: int = 16
+) -> np.ndarray:
+    """Per-item BLEURT scores normalised to [0, 1] by clipping (BLEURT-20 is calibrated to ≈ [0, 1])."""
+    import torch
+
+    model, tokenizer = _load_bleurt(checkpoint)
+    out = []
+    for start in range(0, len(predictions), batch_size):
+        refs = list(references[start : start + batch_size])
+        cands = list(predictions[start : start + batch_size])
+        with torch.no_grad():
+            inputs = tokenizer(refs, cands, padding="longest", truncation=True, return_tensors="pt")
+            out.append(model(**inputs).logits.flatten().float().numpy())
+    return np.clip(np.concatenate(out), 0.0, 1.0)
+
+
+# --- content quality -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ContentResult:
+    """Per-item content components and the weighted content quality."""
+
+    rouge_lsum: np.ndarray
+    bertscore_f1: np.ndarray
+    bleurt: np.ndarray | None
+    content_quality: np.ndarray
+    weights: dict[str, float]
+    signature: str
+
+
+def score_content(
+    predictions: Sequence[str],
+    references: Sequence[str],
+    *,
+    bertscore: BertScoreConfig | None = None,
+    bleurt_checkpoint: str | None = None,
+    weights: Mapping[str, float] | None = None,
+) -> ContentResult:
+    """Content quality of each prediction against its reference.
+
+    Args:
+        predictions: generated summaries (an empty one scores 0 on ROUGE and BERTScore F1 = 0 raw).
+        references: reference summaries (non-empty).
+        bertscore: BERTScore settings (default: packaged MiniLM, layer 6, rescaled with the shipped baseline).
+        bleurt_checkpoint: a BLEURT checkpoint (local path or Hub id) to include BLEURT; ``None`` = off.
+        weights: content weights; default 0.40/0.30/0.30 with BLEURT, 0.40/0.60 without.
+
+    Raises:
+        TypeError / ValueError: bad inputs or weights (naming the field / key).
+    """
+    check_text_fields(allow_empty=("predictions",), predictions=predictions, references=references)
+    config = bertscore or BertScoreConfig()
+    keys = ("rougeLsum", "bertscore", "bleurt") if bleurt_checkpoint else ("rougeLsum", "bertscore")
+    default = CONTENT_WEIGHTS_WITH_BLEURT if bleurt_checkpoint else CONTENT_WEIGHTS_WITHOUT_BLEURT
+    w = check_weights(weights if weights is not None else default, keys, "content_weights")
+    lsum = rouge_lsum(predictions, references)
+    f1, bs_signature = bertscore_f1(predictions, references, config)
+    bleurt = bleurt_scores(predictions, references, bleurt_checkpoint) if bleurt_checkpoint else None
+    content = w["rougeLsum"] * lsum + w["bertscore"] * f1
+    if bleurt is not None:
+        content = content + w["bleurt"] * bleurt
+    signature = (
+        f"rougeLsum:punkt,porter|{bs_signature}|bleurt:{bleurt_checkpoint or 'off'}"
+        f"|content_w:{','.join(f'{k}={v:g}' for k, v in w.items())}"
+    )
+    return ContentResult(lsum, f1, bleurt, content, w, signature)
+
+
+@dataclass(frozen=True)
+class QualityResult:
+    """Overall persona quality per item, its components and the means."""
+
+    content: ContentResult
+    style_similarity: np.ndarray
+    overall_quality: np.ndarray
+    weights: dict[str, float]
+    signature: str
+    bands: tuple[str, ...] = field(default=())
+
+    def means(self) -> dict[str, float]:
+        """Mean of every component (plain floats)."""
+        out = {
+            "overall_quality": float(self.overall_quality.mean()),
+            "content_quality": float(self.content.content_quality.mean()),
+            "style_similarity": float(self.style_similarity.mean()),
+            "rougeLsum": float(self.content.rouge_lsum.mean()),
+            "bertscore_f1": float(self.content.bertscore_f1.mean()),
+        }
+        if self.content.bleurt is not None:
+            out["bleurt"] = float(self.content.bleurt.mean())
+        return out
+
+
+def combine_quality(
+    content: ContentResult, style_similarity: Sequence[float], style_signature: str, weights: Mapping[str, float] | None
+) -> QualityResult:
+    """Overall = w_content × content_quality + w_style × style_similarity, per item."""
+    w = check_weights(weights if weights is not None else OVERALL_WEIGHTS, ("content", "style"), "overall_weights")
+    style = np.asarray(style_similarity, dtype=np.float64)
+    overall = w["content"] * content.content_quality + w["style"] * style
+    signature = f"{content.signature}|{style_signature}|overall_w:content={w['content']:g},style={w['style']:g}"
+    return QualityResult(content, style, overall, w, signature, tuple(quality_band(float(v)) for v in overall))

@@ -1,0 +1,145 @@
+"""The 10 stylometric features of ``reference/persona_quality_methodology.md``, pure functions of a string.
+
+Definitions used throughout:
+
+* **words**: maximal runs of letters/digits, with an internal apostrophe kept (``we're``, ``company's``);
+* **sentences**: NLTK Punkt sentences (offline punkt_tab, :func:`persona_metrics.resources.sent_tokenize`);
+* rates "per 100 words" count the character in the raw text and divide by the word count.
+
+:func:`raw_features` gives the human-readable values; :func:`feature_vector` divides each by a named scale
+so all ten live on comparable [0, ~1] ranges before they are treated as a distribution (the scales are the
+only free choices; each has its reason next to it).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from persona_metrics.resources import ensure_cmudict, sent_tokenize
+
+#: Feature names, in vector order (the methodology's table order).
+STYLE_FEATURES: tuple[str, ...] = (
+    "function_word_rate",
+    "avg_sentence_length",
+    "type_token_ratio",
+    "comma_rate",
+    "period_rate",
+    "exclamation_rate",
+    "question_rate",
+    "pronoun_rate",
+    "flesch_kincaid_grade",
+    "avg_word_length",
+)
+#: Version of the feature definitions; part of every signature and of the centroid cache key.
+FEATURE_SET_VERSION = "1"
+
+# Scales (raw value / scale → normalised value):
+#: 50 words is the long end of professional sentences (analysts average 25–35), so lengths map to ~[0, 1].
+SENTENCE_LENGTH_SCALE = 50.0
+#: 10 marks per 100 words is an extreme density for any punctuation mark, so rates map to ~[0, 1].
+PUNCTUATION_RATE_SCALE = 10.0
+#: Grade 20 is beyond post-graduate text (the methodology's formal analyst is 14+).
+FK_GRADE_SCALE = 20.0
+#: 10 characters per word is far above English prose (typical 4–6).
+WORD_LENGTH_SCALE = 10.0
+
+#: Function words: articles, determiners, prepositions, conjunctions, auxiliary and modal verbs, and common
+#: adverbial particles (a standard closed-class list; pronouns are counted separately, see PRONOUNS).
+FUNCTION_WORDS: frozenset[str] = frozenset(
+    """
+    a an the this that these those some any each every either neither no all both few many much more most
+    other another such what which whose whichever whatever
+    about above across after against along amid among around as at before behind below beneath beside besides
+    between beyond by despite down during except for from in inside into like near of off on onto out outside
+    over past per since than through throughout till to toward towards under underneath unlike until up upon
+    versus via with within without
+    and but or nor so yet because although though while whereas if unless whether once whenever where wherever
+    when how why then also however therefore thus hence moreover furthermore nevertheless
+    am is are was were be been being have has had having do does did doing will would shall should can could
+    may might must ought
+    not very too quite rather just only even still already again there here
+    """.split()
+)
+#: Personal and possessive pronouns (first, second and third person; subject, object, possessive, reflexive).
+PRONOUNS: frozenset[str] = frozenset(
+    """
+    i me my mine myself we us our ours ourselves you your yours yourself yourselves he him his himself she her
+    hers herself it its itself they them their theirs themselves
+    """.split()
+)
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` (letters/digits with internal apostrophes), as written."""
+    return _WORD.findall(text)
+
+
+def _check(text: object) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {type(text).__name__}")
+    if not words(text):
+        raise ValueError("text has no words: style features are undefined for an empty text")
+    return text
+
+
+def flesch_kincaid_grade(text: str) -> float:
+    """Flesch-Kincaid grade from textstat, syllables from CMUdict (pinned offline, see resources)."""
+    import textstat
+
+    ensure_cmudict()
+    return float(textstat.flesch_kincaid_grade(text))
+
+
+def raw_features(text: str) -> dict[str, float]:
+    """The 10 features in their natural units.
+
+    Raises:
+        TypeError: ``text`` is not a string.
+        ValueError: ``text`` has no words.
+    """
+    _check(text)
+    toks = words(text)
+    lower = [t.lower().replace("’", "'") for t in toks]
+    n = len(toks)
+    n_sentences = max(1, len([s for s in sent_tokenize(text) if words(s)]))
+    per100 = 100.0 / n
+    return {
+        "function_word_rate": sum(t in FUNCTION_WORDS for t in lower) / n,
+        "avg_sentence_length": n / n_sentences,
+        "type_token_ratio": len(set(lower)) / n,
+        "comma_rate": text.count(",") * per100,
+        "period_rate": text.count(".") * per100,
+        "exclamation_rate": text.count("!") * per100,
+        "question_rate": text.count("?") * per100,
+        "pronoun_rate": sum(t in PRONOUNS for t in lower) / n,
+        "flesch_kincaid_grade": flesch_kincaid_grade(text),
+        "avg_word_length": sum(len(t) for t in toks) / n,
+    }
+
+
+_SCALES = {
+    "avg_sentence_length": SENTENCE_LENGTH_SCALE,
+    "comma_rate": PUNCTUATION_RATE_SCALE,
+    "period_rate": PUNCTUATION_RATE_SCALE,
+    "exclamation_rate": PUNCTUATION_RATE_SCALE,
+    "question_rate": PUNCTUATION_RATE_SCALE,
+    "flesch_kincaid_grade": FK_GRADE_SCALE,
+    "avg_word_length": WORD_LENGTH_SCALE,
+}
+
+
+def normalise(raw: dict[str, float]) -> np.ndarray:
+    """Raw features → the non-negative normalised vector (rates and ratios as they are; others / scale).
+
+    A negative Flesch-Kincaid grade (possible for very simple text) is clipped to 0.
+    """
+    return np.array([max(0.0, raw[name]) / _SCALES.get(name, 1.0) for name in STYLE_FEATURES])
+
+
+def feature_vector(text: str) -> np.ndarray:
+    """The normalised 10-vector of ``text`` (order :data:`STYLE_FEATURES`)."""
+    return normalise(raw_features(text))
