@@ -280,3 +280,47 @@ def combine_quality(
     overall = w["content"] * content.content_quality + w["style"] * style
     signature = f"{content.signature}|{style_signature}|overall_w:content={w['content']:g},style={w['style']:g}"
     return QualityResult(content, style, overall, w, signature, tuple(quality_band(float(v)) for v in overall))
+
+
+def score_quality(
+    predictions: Sequence[str],
+    references: Sequence[str],
+    personas: Sequence[str],
+    *,
+    bertscore: BertScoreConfig | None = None,
+    bleurt_checkpoint: str | None = None,
+    content_weights: Mapping[str, float] | None = None,
+    overall_weights: Mapping[str, float] | None = None,
+    persona_samples: Mapping[str, Sequence[str]] | None = None,
+    persona_dir: str | Path | None = None,
+    centroid_cache: str | Path | None = None,
+) -> QualityResult:
+    """Overall persona quality: ``0.70 × content_quality + 0.30 × style_similarity`` (weights configurable).
+
+    Args:
+        predictions: generated summaries (each must contain a word: style is undefined for empty text).
+        references: reference summaries.
+        personas: target persona per item.
+        bertscore: BERTScore settings (default: packaged MiniLM, rescaled with the shipped baseline).
+        bleurt_checkpoint: BLEURT checkpoint to include BLEURT (``None`` = off, weights 0.40/0.60).
+        content_weights: weights of ``rougeLsum``, ``bertscore`` (and ``bleurt``); must sum to 1.
+        overall_weights: weights of ``content`` and ``style``; must sum to 1.
+        persona_samples: extra or overriding personas (see :func:`persona_metrics.style.score_style`).
+        persona_dir: a directory of ``{persona}.txt`` persona samples.
+        centroid_cache: centroid JSON path.
+
+    Raises:
+        TypeError / ValueError: bad inputs, unknown personas or weights that do not sum to 1 (named).
+    """
+    from persona_metrics.style import score_style
+
+    check_text_fields(predictions=predictions, references=references, personas=personas)
+    if overall_weights is not None:  # fail before any model work
+        check_weights(overall_weights, ("content", "style"), "overall_weights")
+    style = score_style(
+        predictions, personas, persona_samples=persona_samples, persona_dir=persona_dir, centroid_cache=centroid_cache
+    )
+    content = score_content(
+        predictions, references, bertscore=bertscore, bleurt_checkpoint=bleurt_checkpoint, weights=content_weights
+    )
+    return combine_quality(content, style.scores, style.signature, overall_weights)

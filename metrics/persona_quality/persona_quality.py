@@ -1,0 +1,122 @@
+"""Persona quality: 0.7 x content quality (ROUGE-Lsum, BERTScore, optional BLEURT) + 0.3 x style fidelity."""
+
+import datasets
+import evaluate
+
+from persona_metrics.evaluate_support import ValidatedTextInputs
+from persona_metrics.quality import BertScoreConfig, score_quality
+from persona_metrics.registry import warn_if_stale
+
+warn_if_stale("persona_quality", __file__)
+
+_CITATION = """\
+persona-metrics: persona-aware summary quality assessment, methodology in reference/persona_quality_methodology.md
+of the project; ROUGE (Lin, 2004), BERTScore (Zhang et al., ICLR 2020), BLEURT (Sellam et al., ACL 2020).
+"""
+
+_DESCRIPTION = """\
+Overall persona quality of a summary = 0.70 x content quality + 0.30 x style similarity to the target persona.
+Content quality = 0.40 x ROUGE-Lsum F1 + 0.30 x BERTScore F1 + 0.30 x BLEURT (clipped to [0, 1]), or
+0.40 x ROUGE-Lsum + 0.60 x BERTScore without BLEURT (the default). ROUGE-Lsum uses real sentence splitting
+(Punkt). BERTScore uses the packaged all-MiniLM-L6-v2 by default, rescaled with the baseline the project ships
+(see the card); `rescale` in the result says whether scores are rescaled.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `str`): generated summaries (each must contain at least one word).
+    references (`list` of `str`): reference summaries.
+    personas (`list` of `str`): target persona per item (formal_analyst, journalist, enthusiast, or your own).
+    bertscore_model (`str`, optional): a local path or Hub id (default: the packaged all-MiniLM-L6-v2).
+    bertscore_layers (`int`, optional): BERTScore layer (default: the model's).
+    rescale (`bool`): rescale BERTScore with the model's baseline (default True; an error if none exists).
+    baseline_path (`str`, optional): a bert_score-format baseline file (LAYER,P,R,F).
+    bleurt_checkpoint (`str`, optional): a BLEURT checkpoint (path or Hub id) to add BLEURT; default off.
+    content_weights (`dict`, optional): weights of "rougeLsum", "bertscore" (and "bleurt"), summing to 1.
+    overall_weights (`dict`, optional): weights of "content" and "style", summing to 1.
+    persona_samples (`dict`, optional), persona_dir (`str`, optional): extra or overriding personas.
+    return_per_item (`bool`): add per-item lists of every component and the interpretation band.
+    return_signature (`bool`): add the config signature string.
+Returns:
+    overall_quality, content_quality, style_similarity, rougeLsum, bertscore_f1 (and bleurt): means (`float`);
+    bertscore_rescaled (`int`, 1 or 0): whether bertscore_f1 is baseline-rescaled.
+Examples:
+    >>> import evaluate
+    >>> quality = evaluate.load("persona_quality")
+    >>> ref = "Harbor Foods raised its sales outlook and will open two stores, the company said on Tuesday."
+    >>> good = "Harbor Foods raised its outlook and plans two new stores, the grocer said on Tuesday."
+    >>> off = "Wow, Harbor Foods rocks! More stores! Buy now?"
+    >>> out = quality.compute(predictions=[good, off], references=[ref, ref], personas=["journalist"] * 2,
+    ...                       return_per_item=True)
+    >>> out["per_item"]["overall_quality"][0] > out["per_item"]["overall_quality"][1]
+    True
+    >>> sorted(k for k in out if k != "per_item")
+    ['bertscore_f1', 'bertscore_rescaled', 'content_quality', 'overall_quality', 'rougeLsum', 'style_similarity']
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class PersonaQuality(ValidatedTextInputs, evaluate.Metric):
+    """Persona quality as an evaluate metric (a thin shell over ``persona_metrics.quality``)."""
+
+    _text_fields = ("predictions", "references", "personas")
+    _empty_ok = ()
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {
+                    "predictions": datasets.Value("string", id="sequence"),
+                    "references": datasets.Value("string", id="sequence"),
+                    "personas": datasets.Value("string", id="sequence"),
+                }
+            ),
+        )
+
+    def _compute(
+        self,
+        predictions,
+        references,
+        personas,
+        bertscore_model=None,
+        bertscore_layers=None,
+        rescale=True,
+        baseline_path=None,
+        bleurt_checkpoint=None,
+        content_weights=None,
+        overall_weights=None,
+        persona_samples=None,
+        persona_dir=None,
+        return_per_item=False,
+        return_signature=False,
+    ):
+        result = score_quality(
+            predictions,
+            references,
+            personas,
+            bertscore=BertScoreConfig(bertscore_model, bertscore_layers, rescale, baseline_path),
+            bleurt_checkpoint=bleurt_checkpoint,
+            content_weights=content_weights,
+            overall_weights=overall_weights,
+            persona_samples=persona_samples,
+            persona_dir=persona_dir,
+        )
+        out = {**result.means(), "bertscore_rescaled": int(bool(rescale))}
+        if return_per_item:
+            content = result.content
+            out["per_item"] = {
+                "overall_quality": result.overall_quality.tolist(),
+                "content_quality": content.content_quality.tolist(),
+                "style_similarity": result.style_similarity.tolist(),
+                "rougeLsum": content.rouge_lsum.tolist(),
+                "bertscore_f1": content.bertscore_f1.tolist(),
+                "band": list(result.bands),
+            }
+            if content.bleurt is not None:
+                out["per_item"]["bleurt"] = content.bleurt.tolist()
+        if return_signature:
+            out["signature"] = result.signature
+        return out
