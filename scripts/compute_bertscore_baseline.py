@@ -82,9 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     random.Random(args.seed).shuffle(ordered)
     half = len(ordered) // 2
     pairs = [
-        (a, b)
-        for a, b in zip(ordered, ordered[half:] + ordered[:half], strict=True)
-        if sentences[a] != sentences[b]
+        (a, b) for a, b in zip(ordered, ordered[half:] + ordered[:half], strict=True) if sentences[a] != sentences[b]
     ]
     if len(pairs) < 100:
         raise SystemExit(f"only {len(pairs)} unrelated sentence pairs in the shipped text; need at least 100")
