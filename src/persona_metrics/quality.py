@@ -161,21 +161,36 @@ def bertscore_f1(
 # --- BLEURT ----------------------------------------------------------------------------------------------
 @cache
 def _load_bleurt(checkpoint: str) -> tuple[Any, Any]:
+    """Load a BLEURT regression checkpoint (single-logit sequence classifier) and its tokenizer.
+
+    BERT-architecture BLEURT ports (e.g. ``Elron/bleurt-base-512``) load with transformers' Auto classes;
+    checkpoints of ``model_type="bleurt"`` (the BLEURT-20 ports) need the ``bleurt-pytorch`` package.
+    """
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+
     try:
-        from bleurt_pytorch import BleurtForSequenceClassification, BleurtTokenizer
-    except ImportError as err:
-        raise ModuleNotFoundError(
-            "BLEURT was requested but bleurt-pytorch is not installed: pip install bleurt-pytorch sentencepiece"
-        ) from err
-    try:
-        model = BleurtForSequenceClassification.from_pretrained(checkpoint).eval()
-        tokenizer = BleurtTokenizer.from_pretrained(checkpoint)
+        config = AutoConfig.from_pretrained(checkpoint)
+        if config.model_type == "bleurt":
+            try:
+                import bleurt_pytorch
+            except ImportError as err:
+                raise ModuleNotFoundError(
+                    f"the BLEURT checkpoint {checkpoint!r} needs the bleurt-pytorch package (pip install "
+                    "bleurt-pytorch sentencepiece; its 0.0.1 release does not import under transformers >= 5)"
+                ) from err
+            model = bleurt_pytorch.BleurtForSequenceClassification.from_pretrained(checkpoint)
+            tokenizer = bleurt_pytorch.BleurtTokenizer.from_pretrained(checkpoint)
+        else:
+            model = AutoModelForSequenceClassification.from_pretrained(checkpoint)
+            tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     except (OSError, ValueError) as err:
         raise OSError(
             f"could not load the BLEURT checkpoint {checkpoint!r} (option bleurt_checkpoint): give a local "
             f"directory or a reachable Hub id ({type(err).__name__}: {err})"
         ) from err
-    return model, tokenizer
+    if model.config.num_labels != 1:
+        raise ValueError(f"BLEURT checkpoint {checkpoint!r} must be a 1-output regression model")
+    return model.eval(), tokenizer
 
 
 def bleurt_scores(

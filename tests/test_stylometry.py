@@ -1,0 +1,69 @@
+"""The 10 stylometric features on hand-counted sentences (counts written next to each value)."""
+
+from __future__ import annotations
+
+import pytest
+
+from persona_metrics import stylometry
+from persona_metrics.stylometry import STYLE_FEATURES, feature_vector, raw_features
+
+# Words (12): We sold the shares and the bank rose Why did it fall.
+# Sentences (Punkt, 2): "We sold the shares, and the bank rose!" / "Why did it fall?"
+TEXT = "We sold the shares, and the bank rose! Why did it fall?"
+HAND = {
+    "function_word_rate": 5 / 12,  # the, and, the, why, did
+    "avg_sentence_length": 12 / 2,
+    "type_token_ratio": 11 / 12,  # "the" twice
+    "comma_rate": 1 * 100 / 12,
+    "period_rate": 0.0,
+    "exclamation_rate": 1 * 100 / 12,
+    "question_rate": 1 * 100 / 12,
+    "pronoun_rate": 2 / 12,  # we, it
+    "avg_word_length": 41 / 12,  # 2+4+3+6+3+3+4+4+3+3+2+4
+}
+# Words (6), sentences (3), periods (3): "Profit rose. Costs fell. Shares gained."
+TEXT2 = "Profit rose. Costs fell. Shares gained."
+HAND2 = {"avg_sentence_length": 2.0, "period_rate": 50.0, "type_token_ratio": 1.0, "pronoun_rate": 0.0}
+
+
+@pytest.mark.parametrize("name", sorted(HAND))
+def test_features_match_hand_counts(name: str) -> None:
+    assert raw_features(TEXT)[name] == pytest.approx(HAND[name], abs=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(HAND2))
+def test_more_hand_counts(name: str) -> None:
+    assert raw_features(TEXT2)[name] == pytest.approx(HAND2[name], abs=1e-12)
+
+
+def test_flesch_kincaid_is_textstat_called_directly() -> None:
+    import textstat
+
+    assert raw_features(TEXT)["flesch_kincaid_grade"] == textstat.flesch_kincaid_grade(TEXT)
+
+
+def test_apostrophes_stay_inside_words() -> None:
+    assert stylometry.words("We're sure the company's plan works") == [
+        "We're",
+        "sure",
+        "the",
+        "company's",
+        "plan",
+        "works",
+    ]
+
+
+def test_vector_is_raw_over_named_scales() -> None:
+    raw, vec = raw_features(TEXT), feature_vector(TEXT)
+    assert len(vec) == len(STYLE_FEATURES) == 10
+    assert vec[1] == pytest.approx(raw["avg_sentence_length"] / stylometry.SENTENCE_LENGTH_SCALE)
+    assert vec[3] == pytest.approx(raw["comma_rate"] / stylometry.PUNCTUATION_RATE_SCALE)
+    assert vec[8] == pytest.approx(max(0.0, raw["flesch_kincaid_grade"]) / stylometry.FK_GRADE_SCALE)
+    assert vec[9] == pytest.approx(raw["avg_word_length"] / stylometry.WORD_LENGTH_SCALE)
+    assert (vec >= 0).all()
+
+
+@pytest.mark.parametrize(("text", "error"), [("", ValueError), ("  ...  ", ValueError), (None, TypeError)])
+def test_text_without_words_is_refused(text: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match="text"):
+        raw_features(text)  # type: ignore[arg-type]
