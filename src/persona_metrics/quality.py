@@ -287,7 +287,10 @@ class QualityResult:
 
 
 def combine_quality(
-    content: ContentResult, style_similarity: Sequence[float], style_signature: str, weights: Mapping[str, float] | None
+    content: ContentResult,
+    style_similarity: Sequence[float] | np.ndarray,
+    style_signature: str,
+    weights: Mapping[str, float] | None,
 ) -> QualityResult:
     """Overall = w_content × content_quality + w_style × style_similarity, per item."""
     w = check_weights(weights if weights is not None else OVERALL_WEIGHTS, ("content", "style"), "overall_weights")

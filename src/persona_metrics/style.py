@@ -55,7 +55,8 @@ def jensen_shannon(p: np.ndarray, q: np.ndarray) -> float:
 # --- samples and centroids -------------------------------------------------------------------------------
 def split_samples(text: str) -> list[str]:
     """Sample texts of one persona file: blocks separated by lines holding only ``---``."""
-    blocks, current = [], []
+    blocks: list[str] = []
+    current: list[str] = []
     for line in text.splitlines():
         if line.strip() == SAMPLE_SEPARATOR:
             blocks.append("\n".join(current))
