@@ -30,6 +30,7 @@ register: install
 
 demo: register
 	$(BIN)/python scripts/score_personalization.py data/personalization_sample/sample.jsonl
+	$(BIN)/python scripts/evaluate_summaries.py data/financial_sample --out outputs/financial_sample
 
 test: register
 	$(BIN)/python -m pytest -q

@@ -32,7 +32,7 @@ def module(request: pytest.FixtureRequest):
 
 
 def test_metrics_listed() -> None:
-    assert set(PERSONALIZATION) <= set(persona_metrics.METRICS)
+    assert persona_metrics.METRICS == ("degress", "perseval", "persona_quality", "persona_style")
 
 
 def test_unknown_metric_name() -> None:
@@ -226,6 +226,10 @@ _LOAD_BY_BARE_NAME = textwrap.dedent(
         doc = "Shares of Harbor Foods rose after the grocer raised its outlook."
         refs = ["Harbor Foods lifts its outlook", "Harbor Foods shares rise"]
         out[name] = m.compute(predictions=refs, references=refs, documents=[doc, doc])["degress"]
+    out["persona_style"] = evaluate.load("persona_style").compute(
+        predictions=["Wow, sales are up! Buy now?"], personas=["enthusiast"])["style_similarity"]
+    out["persona_quality"] = evaluate.load("persona_quality").compute(
+        predictions=refs, references=refs, personas=["journalist", "journalist"])["rougeLsum"]
     out["seconds"] = time.perf_counter() - t0
     out["attempts"] = len(builtins._NETWORK_ATTEMPTS)
     print(json.dumps(out))
@@ -235,7 +239,7 @@ _LOAD_BY_BARE_NAME = textwrap.dedent(
 
 @pytest.mark.parametrize("offline_flags", [True, False])
 def test_bare_name_load_in_fresh_process_with_network_blocked(tmp_path: Path, offline_flags: bool) -> None:
-    """``persona-metrics register`` then ``evaluate.load("perseval")`` from another directory, fresh HF_HOME.
+    """``persona-metrics register`` then ``evaluate.load(NAME)`` of all four from another directory, fresh HF_HOME.
 
     With ``HF_EVALUATE_OFFLINE=1`` and ``HF_HUB_OFFLINE=1`` (what the README tells users to set) no connection
     is even attempted; without them evaluate probes the Hub (and huggingface_hub fetches its agent registry),
@@ -258,6 +262,8 @@ def test_bare_name_load_in_fresh_process_with_network_blocked(tmp_path: Path, of
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["perseval"] == 1.0
     assert out["degress"] == 1.0
+    assert 0.5 < out["persona_style"] <= 1.0
+    assert out["persona_quality"] == 1.0
     if offline_flags:
         assert out["attempts"] == 0
     else:
@@ -287,6 +293,8 @@ def test_wheel_ships_the_metric_scripts(tmp_path: Path) -> None:
     )
     [wheel] = tmp_path.glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for name in PERSONALIZATION:
+    assert "persona_metrics/personas/journalist.txt" in names
+    assert "persona_metrics/baselines/bertscore_baseline_minilm.tsv" in names
+    for name in persona_metrics.METRICS:
         for file in (f"{name}.py", "README.md", "requirements.txt"):
             assert f"persona_metrics/metrics/{name}/{file}" in names
