@@ -13,9 +13,15 @@ os.environ.pop("HF_MODULES_CACHE", None)
 for flag in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ[flag] = "1"
 
+import doctest  # noqa: E402
+import importlib.util  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
 import pytest  # noqa: E402
 
-from persona_metrics import register  # noqa: E402
+from persona_metrics import PersonaMetricsWarning, register  # noqa: E402
+from persona_metrics.registry import metric_script  # noqa: E402
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -23,3 +29,37 @@ def registered_modules() -> str:
     """Register the bundled metrics in this session's private modules cache."""
     register()
     return _HF_HOME
+
+
+def save_tiny_bert(path: Path, words: list[str], head: str) -> str:
+    """A randomly initialised 1-layer BERT (``head``: "masked_lm" or "regression") and its tokenizer, saved to
+    ``path``: the real loading code is tested on it instead of a hub model."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM, BertForSequenceClassification, BertTokenizer
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    BertTokenizer(str(path / "vocab.txt")).save_pretrained(path)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+        num_labels=1,
+    )
+    model = BertForMaskedLM(config) if head == "masked_lm" else BertForSequenceClassification(config)
+    model.save_pretrained(path)
+    return str(path)
+
+
+def run_module_doctests(name: str) -> doctest.TestResults:
+    """Run the ``>>>`` examples of a bundled metric script (``evaluate.load`` by bare name: registered)."""
+    spec = importlib.util.spec_from_file_location(f"_doctest_{name}", metric_script(name))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PersonaMetricsWarning)
+        return doctest.testmod(module, optionflags=doctest.ELLIPSIS)

@@ -282,41 +282,10 @@ def test_bertscore_unavailable_model_names_the_option(tmp_path) -> None:
 # --- infolm: torchmetrics called directly on a tiny masked LM created here ---------------------------------
 @pytest.fixture(scope="module")
 def tiny_mlm(tmp_path_factory) -> str:
-    import torch
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+    from conftest import save_tiny_bert
 
-    path = tmp_path_factory.mktemp("tiny-mlm")
-    words = [
-        "harbor",
-        "foods",
-        "lifts",
-        "outlook",
-        "raises",
-        "sales",
-        "bank",
-        "profit",
-        "record",
-        "the",
-        "a",
-        "of",
-        "storms",
-        "delay",
-        "flights",
-    ]
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
-    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    BertTokenizer(str(path / "vocab.txt")).save_pretrained(path)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=len(vocab),
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=64,
-    )
-    BertForMaskedLM(config).save_pretrained(path)
-    return str(path)
+    words = "harbor foods lifts outlook raises sales bank profit record the a of storms delay flights"
+    return save_tiny_bert(tmp_path_factory.mktemp("tiny-mlm"), words.split(), "masked_lm")
 
 
 def test_infolm_equals_torchmetrics_on_a_tiny_model(tiny_mlm: str) -> None:

@@ -126,17 +126,14 @@ def test_bad_input_names_field_and_index(module, kwargs: dict, error: type[Excep
         module.compute(**kwargs)
 
 
-def test_docstring_examples_run(registered_modules: str) -> None:
+@pytest.mark.parametrize("name", PERSONALIZATION)
+def test_docstring_examples_run(registered_modules: str, name: str) -> None:
     """The ``>>>`` examples in each module's docstring, with ``evaluate.load`` by bare name (registered)."""
-    for name in PERSONALIZATION:
-        spec = importlib.util.spec_from_file_location(f"_doctest_{name}", metric_script(name))
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PersonaMetricsWarning)
-            result = doctest.testmod(mod, raise_on_error=False, optionflags=doctest.ELLIPSIS)
-        assert result.failed == 0, name
-        assert result.attempted > 3, name
+    from conftest import run_module_doctests
+
+    result = run_module_doctests(name)
+    assert result.failed == 0
+    assert result.attempted > 3
 
 
 @pytest.mark.parametrize("module_name", ["persona_metrics.personalization", "persona_metrics.distances"])

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import csv
-import doctest
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -23,7 +21,6 @@ from persona_metrics.quality import (
     score_quality,
     split_sentences,
 )
-from persona_metrics.registry import metric_script
 from persona_metrics.style import score_style
 
 REFS = [
@@ -173,25 +170,10 @@ def test_quality_bands(score: float, band: str) -> None:
 # --- BLEURT loading, on a tiny regression model created here --------------------------------------------
 @pytest.fixture(scope="module")
 def tiny_bleurt(tmp_path_factory) -> str:
-    import torch
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
+    from conftest import save_tiny_bert
 
-    path = tmp_path_factory.mktemp("tiny-bleurt")
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "harbor", "foods", "raised", "outlook", "bank", "profit"]
-    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    BertTokenizer(str(path / "vocab.txt")).save_pretrained(path)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=len(vocab),
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=64,
-        num_labels=1,
-    )
-    BertForSequenceClassification(config).save_pretrained(path)
-    return str(path)
+    words = ["harbor", "foods", "raised", "outlook", "bank", "profit"]
+    return save_tiny_bert(tmp_path_factory.mktemp("tiny-bleurt"), words, "regression")
 
 
 def test_bleurt_loads_a_local_checkpoint(tiny_bleurt: str) -> None:
@@ -238,10 +220,9 @@ def test_module_matches_the_library() -> None:
 
 
 def test_module_docstring_examples_run(registered_modules: str) -> None:
-    spec = importlib.util.spec_from_file_location("_doctest_persona_quality", metric_script("persona_quality"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+    from conftest import run_module_doctests
+
+    result = run_module_doctests("persona_quality")
     assert result.failed == 0
     assert result.attempted >= 4
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import json
 from pathlib import Path
 
@@ -12,7 +11,6 @@ import pytest
 from scipy.spatial.distance import jensenshannon
 
 import persona_metrics
-from persona_metrics.registry import metric_script
 from persona_metrics.style import (
     BUILTIN_PERSONAS,
     build_centroids,
@@ -174,10 +172,9 @@ def test_module_bad_input_names_field_and_index(module) -> None:
 
 
 def test_module_docstring_examples_run(registered_modules: str) -> None:
-    spec = importlib.util.spec_from_file_location("_doctest_persona_style", metric_script("persona_style"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+    from conftest import run_module_doctests
+
+    result = run_module_doctests("persona_style")
     assert result.failed == 0
     assert result.attempted >= 4
 

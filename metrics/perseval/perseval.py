@@ -1,6 +1,5 @@
 """PerSEval: degree of personalization of a summarizer (DEGRESS penalised for accuracy drop and inconsistency)."""
 
-import datasets
 import evaluate
 
 from persona_metrics.evaluate_support import ValidatedTextInputs, personalization_dict
@@ -82,13 +81,7 @@ class Perseval(ValidatedTextInputs, evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("string", id="sequence"),
-                    "references": datasets.Value("string", id="sequence"),
-                    "documents": datasets.Value("string", id="sequence"),
-                }
-            ),
+            features=self._text_features(),
             codebase_urls=["https://github.com/KDM-LAB/Perseval-TMLR", "https://github.com/KDM-LAB/EGISES-EMNLP23"],
         )
 

@@ -1,6 +1,5 @@
 """Persona quality: 0.7 x content quality (ROUGE-Lsum, BERTScore, optional BLEURT) + 0.3 x style fidelity."""
 
-import datasets
 import evaluate
 
 from persona_metrics.evaluate_support import ValidatedTextInputs
@@ -67,13 +66,7 @@ class PersonaQuality(ValidatedTextInputs, evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("string", id="sequence"),
-                    "references": datasets.Value("string", id="sequence"),
-                    "personas": datasets.Value("string", id="sequence"),
-                }
-            ),
+            features=self._text_features(),
         )
 
     def _compute(

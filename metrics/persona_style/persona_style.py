@@ -1,6 +1,5 @@
 """Persona style fidelity: how well a summary matches the writing style of its target persona."""
 
-import datasets
 import evaluate
 
 from persona_metrics.evaluate_support import ValidatedTextInputs
@@ -59,12 +58,7 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("string", id="sequence"),
-                    "personas": datasets.Value("string", id="sequence"),
-                }
-            ),
+            features=self._text_features(),
         )
 
     def _compute(

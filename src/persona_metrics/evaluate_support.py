@@ -20,6 +20,12 @@ class ValidatedTextInputs:
     _text_fields: tuple[str, ...] = ("predictions", "references")
     _empty_ok: tuple[str, ...] = ("predictions",)
 
+    def _text_features(self) -> Any:
+        """``datasets.Features`` with one string column per name in ``_text_fields`` (in order)."""
+        import datasets
+
+        return datasets.Features({name: datasets.Value("string", id="sequence") for name in self._text_fields})
+
     def add_batch(self, **kwargs: Any) -> None:
         """Validate every item, then hand the batch to evaluate."""
         present = {k: kwargs[k] for k in self._text_fields if kwargs.get(k) is not None}
