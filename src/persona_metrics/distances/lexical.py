@@ -13,7 +13,7 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from importlib.metadata import version
 
 import numpy as np
@@ -74,9 +74,13 @@ class RougeL(Distance):
 
     @cached_property
     def _tokenizer(self):
+        """rouge_score's own tokenizer, with its Porter stemmer memoised per word (same output, stems once)."""
         from rouge_score import tokenizers
 
-        return tokenizers.DefaultTokenizer(use_stemmer=True)
+        tokenizer = tokenizers.DefaultTokenizer(use_stemmer=True)
+        stemmer = tokenizer._stemmer
+        stemmer.stem = lru_cache(maxsize=1 << 20)(stemmer.stem)
+        return tokenizer
 
     def _prepare(self, texts: Sequence[str]) -> list[_LcsText]:
         out = []
@@ -121,7 +125,9 @@ class RougeSU4(Distance):
     def _stemmer(self):
         from nltk.stem.porter import PorterStemmer
 
-        return PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM)
+        stemmer = PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM)
+        stemmer.stem = lru_cache(maxsize=1 << 20)(stemmer.stem)  # each word stemmed once
+        return stemmer
 
     def tokens(self, text: str) -> list[str]:
         """ROUGE-1.5.5 tokens of ``text`` (lowercased, non-alphanumerics removed, long tokens stemmed)."""
