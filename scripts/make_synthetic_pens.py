@@ -1,0 +1,100 @@
+"""Generate PENS-format data at full scale, deterministically, for performance work.
+
+Writes ``news.tsv`` and ``personalized_test.tsv`` in the exact Microsoft PENS formats
+(``specs/offline_resources.md`` §5) into OUT_DIR: by default 3,840 test articles, 103 users and about 20,600
+rewritten titles (5.4 per article on average), plus history-only articles for the users' click histories.
+Text is synthetic (template sentences over topic vocabularies): realistic lengths and overlaps for timing, not
+for reading. The same ``--seed`` gives byte-identical files.
+
+    python scripts/make_synthetic_pens.py outputs/synthetic_pens
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+TOPICS: dict[str, list[str]] = {
+    "finance": "market shares investors bank rates profit earnings stocks bond dividend inflation lender fund".split(),
+    "sports": "team season coach match goal league players title win defeat playoff stadium injury".split(),
+    "health": "patients doctors hospital vaccine study treatment disease nurses clinic therapy symptoms".split(),
+    "news": "council mayor residents police court election vote city budget officials protest county".split(),
+    "travel": "flights airport hotel tourists beach resort island route cruise visitors passport".split(),
+    "autos": "car electric battery engine dealers recall truck charging models factory drivers".split(),
+    "foodanddrink": "restaurant chef menu recipe coffee bakery wine farmers market dinner kitchen".split(),
+    "weather": "storm rain snow flood heat wind temperatures forecast drought hurricane warning".split(),
+    "entertainment": "film actor singer festival album concert premiere studio awards series stage".split(),
+    "lifestyle": "family home garden fashion wellness school parents habits style design budget".split(),
+}
+VERBS = "announced reported warned said expects plans revealed approved rejected launched delayed cut raised".split()
+LINKS = "the a new local major regional national early late first final annual weekly".split()
+FILLER = "after before during while despite amid because although as with for from over into".split()
+
+
+def sentence(rng: random.Random, words: list[str], n: int) -> str:
+    """A pseudo-sentence of ``n`` words drawn from topic words, verbs and function words."""
+    pool = words * 3 + VERBS + LINKS + FILLER
+    return " ".join(rng.choice(pool) for _ in range(n)).capitalize() + "."
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the two TSV files."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--articles", type=int, default=3840)
+    parser.add_argument("--users", type=int, default=103)
+    parser.add_argument("--history-articles", type=int, default=1000)
+    parser.add_argument("--titles-per-article", type=float, default=5.37, help="mean users per article")
+    parser.add_argument("--body-sentences", type=int, default=28)
+    parser.add_argument("--seed", type=int, default=2021)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    topics = list(TOPICS)
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    news: list[tuple[str, str, str, str]] = []  # id, category, headline, body
+    for i in range(args.articles + args.history_articles):
+        cat = topics[i % len(topics)]
+        words = TOPICS[cat]
+        body = " ".join(sentence(rng, words, rng.randint(12, 24)) for _ in range(args.body_sentences))
+        news.append((f"N{10000 + i}", cat, sentence(rng, words, rng.randint(7, 12))[:-1], body))
+    test, history = news[: args.articles], news[args.articles :]
+
+    # Each user prefers two topics; an article's readers are drawn mostly from users who like its topic.
+    likes = {f"NT{u + 1}": tuple(sorted(rng.sample(topics, 2))) for u in range(args.users)}
+    by_topic = {t: [u for u, ts in likes.items() if t in ts] for t in topics}
+    assigned: dict[str, list[tuple[str, str]]] = {u: [] for u in likes}
+    for news_id, cat, _headline, body in test:
+        k = max(2, min(len(likes), round(rng.gauss(args.titles_per_article, 1.2))))
+        fans = rng.sample(by_topic[cat], min(len(by_topic[cat]), k - 1))
+        others = [u for u in likes if u not in fans]
+        readers = fans + rng.sample(others, k - len(fans))
+        sentences = body.split(". ")
+        for user in readers:
+            favourite = [w for t in likes[user] for w in TOPICS[t]]
+            base = rng.choice(sentences).rstrip(".").split()
+            title = base[: rng.randint(5, 9)] + rng.sample(favourite, 2)
+            assigned[user].append((news_id, " ".join(title).replace(";;", ";")))
+
+    with (args.out / "news.tsv").open("w", encoding="utf-8") as f:
+        f.write("News ID\tCategory\tTopic\tHeadline\tNews body\tTitle entity\tEntity content\n")
+        for news_id, cat, headline, body in news:
+            f.write(f"{news_id}\t{cat}\t{cat}news\t{headline}\t{body}\t{{}}\t{{}}\n")
+    with (args.out / "personalized_test.tsv").open("w", encoding="utf-8") as f:
+        f.write("userid\tclicknewsID\tposnewID\trewrite_titles\n")
+        for user, items in assigned.items():
+            liked = [n[0] for n in history if n[1] in likes[user]]
+            clicks = rng.sample(liked, min(len(liked), rng.randint(20, 50)))
+            f.write(f"{user}\t{','.join(clicks)}\t{','.join(i for i, _ in items)}\t{';;'.join(t for _, t in items)}\n")
+    titles = sum(len(v) for v in assigned.values())
+    sys.stdout.write(
+        f"wrote {args.out}: {args.articles} test articles, {len(history)} history articles, "
+        f"{len(assigned)} users, {titles} titles\n"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
