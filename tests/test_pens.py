@@ -1,0 +1,102 @@
+"""The PENS loader (through datasets) and the synthetic PENS generator."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from persona_metrics.datasets.pens import NEWS_COLUMNS, TEST_COLUMNS, load_pens
+
+ROOT = Path(__file__).resolve().parents[1]
+NEWS = [
+    ("N1", "finance", "markets", "Harbor Foods lifts outlook", "Harbor Foods raised its outlook. Shares rose."),
+    ("N2", "sports", "soccer", "Rovers win the cup", "The Rovers won the cup final 2-1 on Sunday."),
+    ("N3", "news", "newsus", "Council backs new park", "The council approved a park on the old rail yard."),
+]
+USERS = [
+    ("U1", "N3", "N1,N2", "Harbor Foods shares rise on outlook;;Rovers lift the cup"),
+    ("U2", "N1,N3", "N2,N1", "Cup final goes to Rovers 2-1;;Grocer raises its outlook"),
+]
+
+
+def write_pens(path: Path, news: list[tuple], users: list[tuple]) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    rows = ["\t".join(NEWS_COLUMNS)] + ["\t".join([*n, "{}", "{}"]) for n in news]
+    (path / "news.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    rows = ["\t".join(TEST_COLUMNS)] + ["\t".join(u) for u in users]
+    (path / "personalized_test.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_one_example_per_user_and_article_in_file_order(tmp_path: Path) -> None:
+    ds = load_pens(write_pens(tmp_path, NEWS, USERS))
+    assert ds.num_rows == 4
+    assert list(zip(ds["user_id"], ds["news_id"], strict=True)) == [
+        ("U1", "N1"),
+        ("U1", "N2"),
+        ("U2", "N2"),
+        ("U2", "N1"),
+    ]
+    assert ds[0]["reference"] == "Harbor Foods shares rise on outlook"
+    assert ds[0]["document"] == "Harbor Foods lifts outlook Harbor Foods raised its outlook. Shares rose."
+    assert ds[0]["headline"] == "Harbor Foods lifts outlook"
+    assert ds[2]["history"] == ["N1", "N3"]
+    assert ds[1]["category"] == "sports"
+
+
+def test_missing_article_id_is_named(tmp_path: Path) -> None:
+    users = [("U1", "N3", "N1,N9", "a title;;another title")]
+    with pytest.raises(ValueError, match=r"personalized_test.tsv:2: news id 'N9' \(user U1\)"):
+        load_pens(write_pens(tmp_path, NEWS, users))
+
+
+def test_malformed_lines_are_reported_with_line_numbers(tmp_path: Path) -> None:
+    path = write_pens(tmp_path, NEWS, USERS)
+    lines = (path / "news.tsv").read_text().splitlines()
+    lines[2] = lines[2].replace("\t", " ", 1)  # line 3: one field short
+    lines.append("N4\tonly two fields")  # line 5
+    (path / "news.tsv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=r"news.tsv: 2 malformed lines \(expected 7 tab-separated fields\): 3, 5"):
+        load_pens(path)
+
+
+def test_title_count_must_match_article_count(tmp_path: Path) -> None:
+    users = [("U1", "N3", "N1,N2", "only one title")]
+    with pytest.raises(ValueError, match=r"personalized_test.tsv:2: user U1 has 2 posnewID but 1 rewrite_titles"):
+        load_pens(write_pens(tmp_path, NEWS, users))
+
+
+def test_wrong_header_and_missing_file(tmp_path: Path) -> None:
+    path = write_pens(tmp_path, NEWS, USERS)
+    (path / "personalized_test.tsv").write_text("user\tclicks\n")
+    with pytest.raises(ValueError, match="is not the PENS header"):
+        load_pens(path)
+    with pytest.raises(FileNotFoundError, match=r"news\.tsv"):
+        load_pens(tmp_path / "nowhere")
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("make_synthetic_pens", ROOT / "scripts" / "make_synthetic_pens.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_synthetic_generator_is_deterministic_and_loadable(tmp_path: Path) -> None:
+    gen = _generator()
+    args = ["--articles", "60", "--users", "12", "--history-articles", "20", "--body-sentences", "4"]
+    assert gen.main([str(tmp_path / "a"), *args]) == 0
+    assert gen.main([str(tmp_path / "b"), *args]) == 0
+    for name in ("news.tsv", "personalized_test.tsv"):
+        a, b = ((tmp_path / d / name).read_bytes() for d in "ab")
+        assert hashlib.sha256(a).digest() == hashlib.sha256(b).digest()
+    ds = load_pens(tmp_path / "a")
+    per_article: dict[str, int] = {}
+    for news_id in ds["news_id"]:
+        per_article[news_id] = per_article.get(news_id, 0) + 1
+    assert len(per_article) == 60
+    assert min(per_article.values()) >= 2
+    assert len(set(ds["user_id"])) == 12
