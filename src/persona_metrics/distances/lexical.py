@@ -17,7 +17,6 @@ from functools import cached_property, lru_cache
 from importlib.metadata import version
 
 import numpy as np
-from scipy.special import rel_entr
 
 from persona_metrics.distances.base import Distance
 
@@ -255,22 +254,35 @@ class JensenShannon(Distance):
     name = "jsd"
     symmetric = True
 
-    def _prepare(self, texts: Sequence[str]) -> list[Counter]:
-        return [Counter(word_tokens(t)) for t in texts]
+    def _prepare(self, texts: Sequence[str]) -> list[dict[str, float]]:
+        out = []
+        for text in texts:
+            counts = Counter(word_tokens(text))
+            total = sum(counts.values())
+            out.append({w: c / total for w, c in counts.items()})
+        return out
 
-    def _score(self, reps_a: Sequence[Counter], reps_b: Sequence[Counter]) -> np.ndarray:
+    def _score(self, reps_a: Sequence[dict[str, float]], reps_b: Sequence[dict[str, float]]) -> np.ndarray:
+        """Only shared words need logarithms: a word in one text only contributes half its probability.
+
+        ``JSD = ½(1 − Σ_shared p) + ½(1 − Σ_shared q) + Σ_shared ½[p log₂(2p/(p+q)) + q log₂(2q/(p+q))]``,
+        so a title against a long document costs one lookup per title word.
+        """
         out = np.empty(len(reps_a))
-        for i, (a, b) in enumerate(zip(reps_a, reps_b, strict=True)):
-            if not a or not b:
+        log2 = math.log2
+        for i, (p, q) in enumerate(zip(reps_a, reps_b, strict=True)):
+            if not p or not q:
                 out[i] = 1.0
                 continue
-            vocab = list(a.keys() | b.keys())
-            p = np.array([a[w] for w in vocab], dtype=np.float64)
-            q = np.array([b[w] for w in vocab], dtype=np.float64)
-            p /= p.sum()
-            q /= q.sum()
-            m = (p + q) / 2.0
-            out[i] = min(1.0, max(0.0, (rel_entr(p, m).sum() + rel_entr(q, m).sum()) / 2.0 / math.log(2.0)))
+            small, large = (p, q) if len(p) <= len(q) else (q, p)
+            shared_small = shared_large = terms = 0.0
+            for word, a in small.items():
+                b = large.get(word)
+                if b is not None:
+                    shared_small += a
+                    shared_large += b
+                    terms += a * log2(2 * a / (a + b)) + b * log2(2 * b / (a + b))
+            out[i] = min(1.0, max(0.0, 0.5 * ((1.0 - shared_small) + (1.0 - shared_large) + terms)))
         return out
 
     def signature(self) -> str:
