@@ -61,8 +61,9 @@ def _read(path: Path, columns: tuple[str, ...]) -> Dataset:
 def load_pens(pens_dir: str | Path) -> Dataset:
     """Load the PENS test set as a ``datasets.Dataset`` with one row per (user, article).
 
-    Columns: ``user_id``, ``news_id``, ``reference`` (the user's title), ``headline``, ``document``
-    (``headline + " " + body``), ``category``, ``history`` (the user's clicked news ids), in file order
+    Columns: ``user_id``, ``news_id``, ``reference`` (the user's title), ``headline``, ``body``, ``document``
+    (``headline + " " + body``), ``category``, ``history`` (the user's clicked news ids), ``history_text`` (the
+    clicked articles' headlines, space-joined; ids missing from ``news.tsv`` are skipped), in file order
     (users in ``personalized_test.tsv`` order, each user's articles in ``posnewID`` order: the order of
     PENS model output files ``hyps_<MODEL>.txt``).
 
@@ -83,7 +84,18 @@ def load_pens(pens_dir: str | Path) -> Dataset:
         for row in news.select_columns(["News ID", "Headline", "News body", "Category"])
     }
     columns: dict[str, list] = {
-        k: [] for k in ("user_id", "news_id", "reference", "headline", "document", "category", "history")
+        k: []
+        for k in (
+            "user_id",
+            "news_id",
+            "reference",
+            "headline",
+            "body",
+            "document",
+            "category",
+            "history",
+            "history_text",
+        )
     }
     for lineno, row in enumerate(_read(test_path, TEST_COLUMNS), start=2):
         ids = [i for i in row["posnewID"].split(",") if i]
@@ -93,6 +105,7 @@ def load_pens(pens_dir: str | Path) -> Dataset:
                 f"{test_path}:{lineno}: user {row['userid']} has {len(ids)} posnewID but {len(titles)} rewrite_titles"
             )
         history = [i for i in row["clicknewsID"].split(",") if i]
+        history_text = " ".join(articles[i][0] for i in history if i in articles)  # clicked headlines
         for news_id, title in zip(ids, titles, strict=True):
             if news_id not in articles:
                 raise ValueError(
@@ -103,8 +116,108 @@ def load_pens(pens_dir: str | Path) -> Dataset:
             columns["news_id"].append(news_id)
             columns["reference"].append(title.strip())
             columns["headline"].append(headline)
+            columns["body"].append(body)
             columns["document"].append(f"{headline} {body}")
             columns["category"].append(category)
             columns["history"].append(history)
+            columns["history_text"].append(history_text)
     logger.info("PENS: %d examples from %s", len(columns["user_id"]), root)
     return Dataset.from_dict(columns)
+
+
+# --- built-in offline baselines ------------------------------------------------------------------------------
+#: Baseline name → what it predicts for a (user, article) example.
+BASELINES: dict[str, str] = {
+    "oracle": "the user's own title (upper bound)",
+    "headline": "the original headline, the same for every user (non-personalized)",
+    "lead": "the first sentence of the body, the same for every user (non-personalized)",
+    "shuffled": "another user's title for the same article (responsive but inaccurate)",
+    "history": "the body sentence with the most words in common with the user's clicked headlines (personalized)",
+}
+
+
+def baseline_predictions(dataset: Dataset, name: str) -> list[str]:
+    """Predictions of a built-in baseline, aligned with ``dataset`` (see :data:`BASELINES`).
+
+    ``shuffled`` rotates the titles of each article's users by one (an article with a single user keeps the
+    headline); ``history`` scores each body sentence by how many distinct words (lowercased alphanumeric) it
+    shares with the user's clicked headlines, first sentence on ties.
+    """
+    if name not in BASELINES:
+        raise ValueError(f"unknown baseline {name!r}; choose from {list(BASELINES)}")
+    refs, heads = dataset["reference"], dataset["headline"]
+    if name == "oracle":
+        return list(refs)
+    if name == "headline":
+        return list(heads)
+    if name == "shuffled":
+        by_article: dict[str, list[int]] = {}
+        for i, news_id in enumerate(dataset["news_id"]):
+            by_article.setdefault(news_id, []).append(i)
+        out = list(heads)
+        for idx in by_article.values():
+            if len(idx) > 1:
+                for src, dst in zip(idx, idx[1:] + idx[:1], strict=True):
+                    out[dst] = refs[src]
+        return out
+    from persona_metrics.distances import word_tokens
+    from persona_metrics.resources import sent_tokenize
+
+    sentences: dict[str, list[str]] = {}  # each article's body split once
+    out = []
+    for news_id, body, head, history in zip(
+        dataset["news_id"], dataset["body"], heads, dataset["history_text"], strict=True
+    ):
+        if news_id not in sentences:
+            sentences[news_id] = sent_tokenize(body) or [head]
+        if name == "lead":
+            out.append(sentences[news_id][0])
+        else:
+            interest = set(word_tokens(history))
+            out.append(max(sentences[news_id], key=lambda s: len(interest & set(word_tokens(s)))))
+    return out
+
+
+# --- model outputs ---------------------------------------------------------------------------------------------
+def read_hyps(path: str | Path, num_examples: int) -> list[str]:
+    """A PENS model output file ``hyps_<MODEL>.txt``: one prediction per line, in the examples' order.
+
+    Raises:
+        ValueError: the line count differs from ``num_examples`` (both counts named).
+    """
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    if len(lines) != num_examples:
+        raise ValueError(f"{path}: {len(lines)} lines but the PENS test data has {num_examples} examples")
+    return [line.strip() for line in lines]
+
+
+def read_jsonl_predictions(path: str | Path, dataset: Dataset) -> list[str]:
+    """Predictions from JSONL lines ``{"user_id", "news_id", "prediction"}``, aligned with ``dataset``.
+
+    Raises:
+        ValueError: a malformed line (line number named), a duplicate pair, or an example without prediction
+            (the first missing user/news ids named).
+    """
+    import json
+
+    found: dict[tuple[str, str], str] = {}
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            key, prediction = (str(row["user_id"]), str(row["news_id"])), row["prediction"]
+        except (json.JSONDecodeError, KeyError, TypeError) as err:
+            raise ValueError(f"{path}:{lineno}: expected {{user_id, news_id, prediction}} ({err})") from err
+        if not isinstance(prediction, str):
+            raise ValueError(f"{path}:{lineno}: prediction must be a string")
+        if key in found:
+            raise ValueError(f"{path}:{lineno}: duplicate prediction for user {key[0]}, news {key[1]}")
+        found[key] = prediction
+    wanted = list(zip(dataset["user_id"], dataset["news_id"], strict=True))
+    missing = [k for k in wanted if k not in found]
+    if missing:
+        raise ValueError(
+            f"{path}: no prediction for {len(missing)} examples, e.g. user {missing[0][0]}, news {missing[0][1]}"
+        )
+    return [found[k] for k in wanted]
