@@ -92,11 +92,11 @@ def rank_disagreement(names: Sequence[str], a: Sequence[float], b: Sequence[floa
     Returns:
         ``(tau, [(model_x, model_y), ...])`` where ``a`` ranks x above y but ``b`` ranks y above x.
     """
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     flipped = [
-        (names[i], names[j]) if a[i] > a[j] else (names[j], names[i])
+        (names[i], names[j]) if x[i] > x[j] else (names[j], names[i])
         for i in range(len(names))
         for j in range(i + 1, len(names))
-        if (a[i] - a[j]) * (b[i] - b[j]) < 0
+        if (x[i] - x[j]) * (y[i] - y[j]) < 0
     ]
-    return _correlation(a, b, kendalltau), flipped
+    return _correlation(x, y, kendalltau), flipped

@@ -61,7 +61,10 @@ class RougeL(Distance):
     """σ = 1 − ROUGE-L F1 exactly as ``rouge_score`` computes it with ``use_stemmer=True``.
 
     Tokens come from ``rouge_score``'s own tokenizer (lowercase, ``[^a-z0-9]+`` → space, NLTK Porter stemmer
-    in its extended mode on tokens longer than 3 characters), so F1 is bit-for-bit the library's.
+    in its extended mode on tokens longer than 3 characters), so F1 is bit-for-bit the library's. Each text is
+    tokenized once and kept as integer ids plus a position bitmask per id; the LCS of a pair is then computed
+    bit-parallel (:func:`lcs_length`), and ``F = 2·LCS/(len1 + len2)`` with the library's float operations.
+    A text with no token (only punctuation) is at σ = 1 from everything, itself included, as in rouge_score.
     """
 
     name = "rougeL"
@@ -104,7 +107,7 @@ class RougeL(Distance):
 
     def signature(self) -> str:
         """Name, stemmer and library version."""
-        return f"rougeL|stem:porter-extended|rouge_score:{version('rouge-score')}"
+        return f"rougeL|stem:porter-ext|rouge_score:{version('rouge-score')}"
 
 
 # --- ROUGE-SU4 -------------------------------------------------------------------------------------------
@@ -223,7 +226,7 @@ class Bleu(Distance):
 
     def signature(self) -> str:
         """Name, order, smoothing and tokenization."""
-        return f"bleu|order:{self.max_order}|smooth:none|tok:lower-alnum"
+        return f"bleu|order:{self.max_order}|ref:text1|smooth:none|tok:lower-alnum"
 
 
 # --- METEOR ------------------------------------------------------------------------------------------------
@@ -252,7 +255,7 @@ class Meteor(Distance):
 
     def signature(self) -> str:
         """Name, parameters, WordNet and NLTK versions."""
-        return f"meteor|alpha:0.9,beta:3,gamma:0.5|wordnet:3.0|nltk:{version('nltk')}"
+        return f"meteor|ref:text1|alpha:0.9,beta:3,gamma:0.5|wordnet:3.0|nltk:{version('nltk')}"
 
 
 # --- Jensen-Shannon divergence ----------------------------------------------------------------------------
