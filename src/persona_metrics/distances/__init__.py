@@ -11,6 +11,7 @@ first use and :func:`get_distance` keeps one instance per (name, options), so a 
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from persona_metrics.distances.base import EMPTY_TEXT_DISTANCE, Distance
@@ -57,24 +58,27 @@ def get_distance(name: str, **options: Any) -> Distance:
         name: one of :data:`DISTANCES`.
         **options: the distance's constructor options (``max_order`` for ``bleu``; ``model``,
             ``num_layers``, ``batch_size``, ``device`` for ``bertscore``; ``model``, ``temperature``,
-            ``max_length``, ``batch_size`` for ``infolm``).
+            ``max_length``, ``batch_size``, ``device`` for ``infolm``; none for the others).
+
+    Returns:
+        The shared :class:`Distance` instance for ``(name, options)``; models load on first use, not here.
 
     Raises:
         ValueError: an unknown name (the message lists the allowed ones) or a bad option value.
         TypeError: an option the distance does not have.
     """
-    if name not in _CLASSES:
+    if not isinstance(name, str) or name not in _CLASSES:
         raise ValueError(f"unknown distance {name!r}; choose one of {list(DISTANCES)}")
+    cls = _CLASSES[name]
+    allowed = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise TypeError(f"distance {name!r} has no option {', '.join(unknown)}; its options: {allowed or 'none'}")
     try:
         key = (name, tuple(sorted(options.items())))
         hash(key)
     except TypeError as err:
         raise TypeError(f"{name} options must be hashable values (str, int, float), got {options!r}") from err
     if key not in _INSTANCES:
-        try:
-            _INSTANCES[key] = _CLASSES[name](**options)
-        except TypeError as err:
-            if "unexpected keyword" in str(err):
-                raise TypeError(f"distance {name!r} has no option among {sorted(options)}: {err}") from err
-            raise
+        _INSTANCES[key] = cls(**options)
     return _INSTANCES[key]

@@ -86,10 +86,14 @@ class BertScore(Distance):
       tokenizer's CLS and SEP tokens are not averaged over but stay available as matching targets.
 
     Orientation: text1 is the reference, text2 the candidate (the authors passed text1 as the prediction; F1 is
-    symmetric, so σ is). Differences from bert_score, all below the 1e-5 level in practice: bert_score pads a
-    batch and lets padded positions count as cosine 0 in the max (it can only matter when every real cosine of a
-    token is negative); a text whose encoding holds only CLS/SEP (e.g. only control characters) gets F = 0 here
-    instead of NaN.
+    symmetric, so σ is). Two deliberate differences from bert_score: bert_score pads a batch and lets padded
+    positions count as cosine 0 in the max (so its value can depend on the batch, and only when every real cosine
+    of a token is negative); here the max runs over real tokens only. A text whose encoding holds only CLS/SEP
+    (e.g. only control characters) gets F = 0 here instead of NaN.
+
+    Range: F lies in [−1, 1], so σ in [0, 2]; in practice σ is in [0, 1], but nothing guarantees it (and float32
+    rounding can push a near-identical pair a hair below 0), hence ``bounded = False``. The same text against
+    itself is exactly 0.
 
     Args:
         model: a local model directory or a Hub id; default the packaged all-MiniLM-L6-v2
@@ -102,6 +106,7 @@ class BertScore(Distance):
 
     name = "bertscore"
     symmetric = True
+    bounded = False  # σ = 1 − F with F ∈ [−1, 1]; ≈ [0, 1] in practice
 
     def __init__(
         self,
@@ -224,7 +229,9 @@ class BertScore(Distance):
         return precision, recall, f1
 
     def _score(self, reps_a: Sequence[_Embedded], reps_b: Sequence[_Embedded]) -> np.ndarray:
-        return np.array([1.0 - self._prf(ref, hyp)[2] for ref, hyp in zip(reps_a, reps_b, strict=True)])
+        return np.array(
+            [0.0 if ref is hyp else 1.0 - self._prf(ref, hyp)[2] for ref, hyp in zip(reps_a, reps_b, strict=True)]
+        )
 
     def precision_recall_f1(self, pairs: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """BERTScore P, R and F1 (no rescaling) of each ``(reference, hypothesis)`` pair.
@@ -251,25 +258,37 @@ class BertScore(Distance):
 
 
 class InfoLM(Distance):
-    """σ = torchmetrics InfoLM (AB-divergence, α = β = 1, no idf), pred = text1, target = text2.
+    """σ = InfoLM (AB-divergence, α = β = 1, no idf) as torchmetrics defines it, pred = text1, target = text2.
 
-    Exactly ``torchmetrics.text.infolm.InfoLM(model, temperature=..., information_measure="ab_divergence",
-    idf=False, alpha=1.0, beta=1.0, max_length=...)`` at sentence level. Unbounded (not in [0, 1]) and not
-    symmetric; identical texts give ≈ 0. The model must be a masked language model with its head.
+    The value of ``torchmetrics.text.infolm.InfoLM(model, temperature=..., information_measure="ab_divergence",
+    idf=False, alpha=1.0, beta=1.0, max_length=...)([text1], [text2])``, the authors' one-pair call. Each text
+    is tokenized (truncated to ``max_length`` wordpieces, special tokens included), every position is masked in
+    turn and the masked LM's ``softmax(logits / temperature)`` at that position is averaged over the non-special
+    positions: one distribution over the vocabulary per text, computed once per unique text and cached. A pair is
+    then scored by ``AB(p, t) = log Σt²/2 + log Σp²/2 − log Σ p·t`` (p = text1's, t = text2's distribution),
+    with NaN → 0 as torchmetrics does. Unbounded (not in [0, 1]); identical texts give exactly 0. With α = β the
+    AB-divergence is symmetric in (p, t), and the expression above is exactly symmetric in floating point, so
+    the measure is declared symmetric (each unordered pair is scored once); the orientation still follows the
+    authors (text1 = pred).
+
+    Not delegated to torchmetrics' batched call on purpose: torchmetrics 1.9 sorts each side by length and then
+    indexes the distributions with the sorting permutation instead of its inverse, so with several pairs per
+    call its sentence-level scores are misaligned (correct only for one pair or involutive orders).
 
     Args:
-        model: a local directory or a Hub id; default the authors' ``google/bert_uncased_L-2_H-128_A-2``.
+        model: a masked language model with its head: a local directory or a Hub id; default the authors'
+            ``google/bert_uncased_L-2_H-128_A-2``.
         temperature: the MLM softmax temperature (torchmetrics default 0.25).
         max_length: tokenizer truncation length, in wordpieces including [CLS]/[SEP]. It must be passed
-            explicitly under transformers 5; the default 20 is what the authors' call effectively used
-            (torchmetrics fell back to ``config.max_length``, 20 under transformers 4.x). Use e.g. 512 to read
-            whole texts.
+            explicitly to torchmetrics under transformers 5; the default 20 is what the authors' call effectively
+            used (torchmetrics fell back to ``config.max_length``, 20 on every config under transformers 4.x).
+            Use e.g. 512 to read whole texts.
         batch_size: texts per forward pass.
         device: torch device; default ``"cuda"`` when available, else ``"cpu"`` (as the authors).
     """
 
     name = "infolm"
-    symmetric = False
+    symmetric = True  # AB-divergence with α = β = 1
     bounded = False
 
     def __init__(
@@ -288,42 +307,69 @@ class InfoLM(Distance):
         self.max_length = _check_positive_int(self.name, "max_length", max_length)
         self.batch_size = _check_positive_int(self.name, "batch_size", batch_size)
         self.device = _check_device(self.name, device)
-        self._metric: Any = None
+        self._model: Any = None
+        self._tokenizer: Any = None
 
     def _load(self) -> None:
-        if self._metric is not None:
+        if self._model is not None:
             return
-        from torchmetrics.text.infolm import InfoLM as _TorchInfoLM
+        from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-        self.device = self.device or _default_device()
         try:
-            self._metric = _TorchInfoLM(
-                self.model_name,
-                temperature=self.temperature,
-                information_measure="ab_divergence",
-                idf=False,
-                alpha=1.0,
-                beta=1.0,
-                device=self.device,
-                max_length=self.max_length,
-                batch_size=self.batch_size,
-                return_sentence_level_score=True,
-                verbose=False,
-            )
+            tokenizer = AutoTokenizer.from_pretrained(self.model_name)
+            model = AutoModelForMaskedLM.from_pretrained(self.model_name)
         except (OSError, ValueError) as err:
             raise _load_failure(self.name, self.model_name, err) from err
+        if tokenizer.mask_token_id is None:
+            raise ValueError(f"infolm option model={self.model_name!r}: the tokenizer has no mask token")
+        self.device = self.device or _default_device()
+        self._tokenizer, self._model = tokenizer, model.to(self.device).eval()
         logger.info("infolm: loaded %s on %s", self.model_name, self.device)
 
-    def _prepare(self, texts: Sequence[str]) -> list[str]:
-        self._load()
-        return list(texts)
+    def _prepare(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """One float32 distribution over the vocabulary per text (torchmetrics' ``_get_batch_distribution``)."""
+        import torch
 
-    def _score(self, reps_a: Sequence[str], reps_b: Sequence[str]) -> np.ndarray:
-        self._metric.reset()
-        self._metric.update(list(reps_a), list(reps_b))
-        _, per_pair = self._metric.compute()
-        self._metric.reset()
-        return np.atleast_1d(per_pair.detach().cpu().numpy()).astype(np.float64)
+        self._load()
+        tok = self._tokenizer
+        special = [i for i in (tok.pad_token_id, tok.sep_token_id, tok.cls_token_id) if i is not None]
+        encoded = [tok(t, truncation=True, max_length=self.max_length)["input_ids"] for t in texts]
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))
+        out: list[np.ndarray | None] = [None] * len(texts)
+        pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start : start + self.batch_size]
+            width = max(len(encoded[i]) for i in batch)
+            ids = torch.full((len(batch), width), pad, dtype=torch.long)
+            attention = torch.zeros((len(batch), width), dtype=torch.long)
+            for row, i in enumerate(batch):
+                ids[row, : len(encoded[i])] = torch.tensor(encoded[i], dtype=torch.long)
+                attention[row, : len(encoded[i])] = 1
+            ids, attention = ids.to(self.device), attention.to(self.device)
+            keep = ~torch.isin(ids, torch.tensor(special, device=self.device))
+            total = torch.zeros((len(batch), self._model.config.vocab_size), device=self.device)
+            with torch.no_grad():
+                for pos in range(width):
+                    masked = ids.clone()
+                    masked[:, pos] = tok.mask_token_id
+                    logits = self._model(masked, attention).logits[:, pos, :]
+                    total += torch.softmax(logits / self.temperature, dim=-1) * keep[:, pos : pos + 1]
+            dist = (total / keep.sum(dim=1, keepdim=True)).float().cpu().numpy()
+            for row, i in enumerate(batch):
+                out[i] = dist[row]
+        return out  # type: ignore[return-value]
+
+    def _score(self, reps_a: Sequence[np.ndarray], reps_b: Sequence[np.ndarray]) -> np.ndarray:
+        out = np.empty(len(reps_a))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for i, (p, t) in enumerate(zip(reps_a, reps_b, strict=True)):
+                if p is t:  # the same text: AB(p, p) = 0 exactly
+                    out[i] = 0.0
+                    continue
+                p64, t64 = p.astype(np.float64), t.astype(np.float64)
+                value = 0.5 * np.log(t64 @ t64) + 0.5 * np.log(p64 @ p64) - np.log(t64 @ p64)
+                out[i] = np.nan_to_num(value)  # torchmetrics' convention (e.g. a text of special tokens only)
+        return out
 
     def signature(self) -> str:
         """Name, model, measure, temperature, truncation and idf."""
