@@ -1,0 +1,60 @@
+"""CNN/DailyMail (``abisee/cnn_dailymail`` 3.0.0 schema: ``article``, ``highlights``, ``id``) through ``datasets``.
+
+Sources for :func:`load_cnndm`: local ``data_files`` (parquet or JSON lines, e.g. the shipped sample
+``data/cnndm_sample/test.jsonl``) or the Hub (``hub=True``, needs network). Also the extractive baselines
+``lead3`` and ``random3`` (seeded).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from datasets import Dataset
+
+HUB_ID = "abisee/cnn_dailymail"
+HUB_CONFIG = "3.0.0"
+COLUMNS = ("article", "highlights", "id")
+
+
+def load_cnndm(data_files: Sequence[str | Path] | None = None, *, hub: bool = False, split: str = "test") -> Dataset:
+    """Load CNN/DM rows with columns ``article``, ``highlights``, ``id``.
+
+    Raises:
+        ValueError: neither files nor ``hub``, mixed or unknown file types, or a missing column (named).
+    """
+    from datasets import load_dataset
+
+    if data_files:
+        suffixes = {Path(f).suffix for f in data_files}
+        builder = {".parquet": "parquet", ".jsonl": "json", ".json": "json"}.get(suffixes.pop(), "")
+        if suffixes or not builder:
+            raise ValueError(f"data_files must all be .parquet or all .jsonl/.json, got {sorted(map(str, data_files))}")
+        ds = load_dataset(builder, data_files=[str(f) for f in data_files], split="train")
+    elif hub:
+        ds = load_dataset(HUB_ID, HUB_CONFIG, split=split)
+    else:
+        raise ValueError("give data_files (local parquet / JSON lines) or hub=True")
+    missing = [c for c in COLUMNS if c not in ds.column_names]
+    if missing:
+        raise ValueError(f"CNN/DM data lacks the columns {missing} (has {ds.column_names})")
+    return ds
+
+
+def lead3(article: str) -> str:
+    """The first three sentences (Punkt), one per line like the highlights."""
+    from persona_metrics.resources import sent_tokenize
+
+    return "\n".join(sent_tokenize(article)[:3])
+
+
+def random3(article: str, rng: random.Random) -> str:
+    """Three sentences drawn at random (in article order) with ``rng``."""
+    from persona_metrics.resources import sent_tokenize
+
+    sentences = sent_tokenize(article)
+    picked = sorted(rng.sample(range(len(sentences)), min(3, len(sentences))))
+    return "\n".join(sentences[i] for i in picked)
