@@ -31,7 +31,7 @@ def registered_modules() -> str:
     return _HF_HOME
 
 
-def save_tiny_bert(path: Path, words: list[str], head: str) -> str:
+def save_tiny_bert(path: Path, words: list[str], head: str, initializer_range: float = 0.02) -> str:
     """A randomly initialised 1-layer BERT (``head``: "masked_lm" or "regression") and its tokenizer, saved to
     ``path``: the real loading code is tested on it instead of a hub model."""
     import torch
@@ -49,6 +49,7 @@ def save_tiny_bert(path: Path, words: list[str], head: str) -> str:
         intermediate_size=32,
         max_position_embeddings=64,
         num_labels=1,
+        initializer_range=initializer_range,
     )
     model = BertForMaskedLM(config) if head == "masked_lm" else BertForSequenceClassification(config)
     model.save_pretrained(path)

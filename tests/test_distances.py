@@ -370,25 +370,9 @@ def tiny_mlm(tmp_path_factory) -> str:
     """A random 1-layer BertForMaskedLM over a 20-word vocabulary, initialised with a large weight scale so that
     its masked-token distributions depend on the context (the default 0.02 scale gives near-uniform outputs and
     every InfoLM value would be ≈ 0, which would test nothing)."""
-    import torch
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+    from conftest import save_tiny_bert
 
-    path = tmp_path_factory.mktemp("tiny-mlm")
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *TINY_WORDS]
-    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    BertTokenizer(str(path / "vocab.txt")).save_pretrained(path)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=len(vocab),
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=64,
-        initializer_range=0.5,
-    )
-    BertForMaskedLM(config).save_pretrained(path)
-    return str(path)
+    return save_tiny_bert(tmp_path_factory.mktemp("tiny-mlm"), TINY_WORDS, "masked_lm", initializer_range=0.5)
 
 
 INFOLM_PAIRS = [
