@@ -6,7 +6,7 @@ Nothing here imports torch or transformers at module import time.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,24 @@ def _default_device() -> str:
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _padded_batches(
+    encoded: Sequence[Sequence[int]], batch_size: int, pad: int
+) -> Iterator[tuple[list[int], Any, Any]]:
+    """Batches of token-id lists, similar lengths together: ``(indices, padded ids, attention mask)`` (CPU tensors)."""
+    import torch
+
+    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
+    for start in range(0, len(order), batch_size):
+        batch = order[start : start + batch_size]
+        width = max(len(encoded[i]) for i in batch)
+        ids = torch.full((len(batch), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(batch), width), dtype=torch.long)
+        for row, i in enumerate(batch):
+            ids[row, : len(encoded[i])] = torch.tensor(encoded[i], dtype=torch.long)
+            mask[row, : len(encoded[i])] = 1
+        yield batch, ids, mask
 
 
 @dataclass(frozen=True)
@@ -195,17 +213,8 @@ class BertScore(Distance):
         unweighted = {self._tokenizer.cls_token_id, self._tokenizer.sep_token_id} - {None}
         encoded = [self._encode(t) for t in texts]
         out: list[_Embedded | None] = [None] * len(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))  # similar lengths share a batch
-        pad = self._tokenizer.pad_token_id or 0
         layer = self.layer()
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            width = max(len(encoded[i]) for i in batch)
-            ids = torch.full((len(batch), width), pad, dtype=torch.long)
-            mask = torch.zeros((len(batch), width), dtype=torch.long)
-            for row, i in enumerate(batch):
-                ids[row, : len(encoded[i])] = torch.tensor(encoded[i], dtype=torch.long)
-                mask[row, : len(encoded[i])] = 1
+        for batch, ids, mask in _padded_batches(encoded, self.batch_size, self._tokenizer.pad_token_id or 0):
             with torch.no_grad():
                 hidden = self._model(
                     input_ids=ids.to(self.device), attention_mask=mask.to(self.device), output_hidden_states=True
@@ -334,17 +343,10 @@ class InfoLM(Distance):
         tok = self._tokenizer
         special = [i for i in (tok.pad_token_id, tok.sep_token_id, tok.cls_token_id) if i is not None]
         encoded = [tok(t, truncation=True, max_length=self.max_length)["input_ids"] for t in texts]
-        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))
         out: list[np.ndarray | None] = [None] * len(texts)
         pad = tok.pad_token_id if tok.pad_token_id is not None else 0
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            width = max(len(encoded[i]) for i in batch)
-            ids = torch.full((len(batch), width), pad, dtype=torch.long)
-            attention = torch.zeros((len(batch), width), dtype=torch.long)
-            for row, i in enumerate(batch):
-                ids[row, : len(encoded[i])] = torch.tensor(encoded[i], dtype=torch.long)
-                attention[row, : len(encoded[i])] = 1
+        for batch, ids, attention in _padded_batches(encoded, self.batch_size, pad):
+            width = ids.shape[1]
             ids, attention = ids.to(self.device), attention.to(self.device)
             keep = ~torch.isin(ids, torch.tensor(special, device=self.device))
             total = torch.zeros((len(batch), self._model.config.vocab_size), device=self.device)
