@@ -1,6 +1,7 @@
 # persona-metrics: two commands set up and run everything on a fresh machine.
 #   make demo   creates .venv, installs, registers the evaluate modules, runs the main job on the shipped sample
-#   make test   the same set-up, then the full test suite
+#   make test   the same set-up (and Debian's chromium for the browser tests), then the full test suite
+#   make spaces build the Gradio Spaces (outputs/spaces) and run one locally: make spaces SPACE=perseval
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -9,8 +10,11 @@ export HF_EVALUATE_OFFLINE ?= 1
 export HF_HUB_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
+export GRADIO_ANALYTICS_ENABLED ?= False
+CHROMIUM ?= /usr/bin/chromium
+SPACE    ?= perseval
 
-.PHONY: install register demo test lint clean
+.PHONY: install register demo test browser-deps spaces lint clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
@@ -33,11 +37,22 @@ demo: register
 	$(BIN)/python scripts/evaluate_summaries.py data/financial_sample --out outputs/financial_sample
 	$(BIN)/python scripts/benchmark_pens.py data/pens_sample --out outputs/pens_sample --distance rougeL jsd
 
-test: register
-	$(BIN)/python -m pytest -q
+# The browser tests drive Debian's chromium with Playwright (no browser download); installed here when absent.
+browser-deps:
+	@test -x $(CHROMIUM) || { echo "installing Debian's chromium for the browser tests"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) is still missing: install chromium or set CHROMIUM=..."; exit 1; }
+
+test: register browser-deps
+	PERSONA_METRICS_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q
+
+spaces: register
+	$(BIN)/python scripts/build_spaces.py outputs/spaces
+	cd outputs/spaces/$(SPACE) && $(abspath $(BIN))/python app.py
 
 lint: install
-	$(BIN)/ruff check src metrics scripts tests
+	$(BIN)/ruff check src metrics scripts tests spaces
 	$(BIN)/mypy
 
 clean:

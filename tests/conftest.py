@@ -12,6 +12,7 @@ os.environ["HF_HOME"] = _HF_HOME
 os.environ.pop("HF_MODULES_CACHE", None)
 for flag in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ[flag] = "1"
+os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"  # the Space apps: no usage pings
 
 import doctest  # noqa: E402
 import importlib.util  # noqa: E402

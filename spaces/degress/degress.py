@@ -1,0 +1,1 @@
+../../metrics/degress/degress.py

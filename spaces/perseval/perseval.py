@@ -1,0 +1,1 @@
+../../metrics/perseval/perseval.py

@@ -1,0 +1,110 @@
+"""Gradio Space for ``persona_quality``: content quality against a reference plus style fidelity to a persona."""
+
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+
+from persona_metrics.app_support import card_markdown, grouped_bars, load_metric, short, table_columns, user_errors
+from persona_metrics.quality import CONTENT_WEIGHTS_WITHOUT_BLEURT, OVERALL_WEIGHTS, QUALITY_BANDS, quality_band
+from persona_metrics.style import BUILTIN_PERSONAS
+
+metric = load_metric(__file__, "persona_quality")
+
+COLUMNS = ["prediction", "reference"]
+_REFERENCE = (
+    "Harbor Foods raised its annual sales forecast on Tuesday after a strong summer and said it would open two "
+    "new stores in Portland next year. Shares of the grocer rose 4%."
+)
+EXAMPLE = [
+    [
+        "Harbor Foods lifted its sales forecast for the year after a busy summer, the grocer said on Tuesday. It "
+        "plans two new Portland stores next year. Its shares gained 4%.",
+        _REFERENCE,
+    ],
+    [
+        "We view Harbor Foods' upward revision to full-year sales guidance, together with the planned expansion "
+        "of its Portland footprint, as consistent with our constructive thesis on the regional grocery sector.",
+        _REFERENCE,
+    ],
+    ["Wow, Harbor Foods is on fire! More stores! Buy now?", _REFERENCE],
+]
+COMPONENTS = ("overall_quality", "content_quality", "style_similarity", "rougeLsum", "bertscore_f1")
+
+
+@user_errors
+def score(
+    table: pd.DataFrame, persona: str, content_weight: float, rouge_share: float
+) -> tuple[dict, str, pd.DataFrame, object]:
+    """Persona quality of every (prediction, reference) row for ``persona`` with the chosen weights."""
+    cols = table_columns(table, COLUMNS)
+    out = metric.compute(
+        predictions=cols["prediction"],
+        references=cols["reference"],
+        personas=[persona] * len(cols["prediction"]),
+        overall_weights={"content": content_weight, "style": 1.0 - content_weight},
+        content_weights={"rougeLsum": rouge_share, "bertscore": 1.0 - rouge_share},
+        return_per_item=True,
+    )
+    per_item = out.pop("per_item")
+    overall = out["overall_quality"]
+    summary = (
+        f"### Overall persona quality for **{persona}**: {overall:.4f} ({quality_band(overall)})\n"
+        f"{content_weight:.2f} × content {out['content_quality']:.3f} + {1 - content_weight:.2f} × style "
+        f"{out['style_similarity']:.3f}. Content = {rouge_share:.2f} × ROUGE-Lsum + {1 - rouge_share:.2f} × "
+        "BERTScore F1 (packaged all-MiniLM-L6-v2, baseline-rescaled). Bands: "
+        + ", ".join(f"{label} ≥ {bound:.2f}" for bound, label in QUALITY_BANDS if bound > 0)
+        + "."
+    )
+    breakdown = pd.DataFrame({"summary": [short(p) for p in cols["prediction"]]})
+    for name in COMPONENTS:
+        breakdown[name] = [round(v, 4) for v in per_item[name]]
+    breakdown["band"] = per_item["band"]
+    labels = [f"summary {i + 1}" for i in range(len(cols["prediction"]))]
+    figure = grouped_bars(labels, {name: per_item[name] for name in COMPONENTS}, "score")
+    return out, summary, breakdown, figure
+
+
+with gr.Blocks(title="Persona quality") as demo:
+    gr.Markdown(
+        "# Persona quality\nIs the summary right (content against the reference) and written for its reader "
+        "(style against the persona)? Edit the rows, choose the persona and the weights, press **Compute**."
+    )
+    with gr.Row():
+        persona = gr.Dropdown(list(BUILTIN_PERSONAS), value="journalist", label="Target persona")
+        content_weight = gr.Slider(
+            0, 1, value=OVERALL_WEIGHTS["content"], step=0.05, label="Content weight (style = 1 − content)"
+        )
+        rouge_share = gr.Slider(
+            0,
+            1,
+            value=CONTENT_WEIGHTS_WITHOUT_BLEURT["rougeLsum"],
+            step=0.05,
+            label="ROUGE-Lsum share of content (BERTScore = 1 − share)",
+        )
+    table = gr.Dataframe(
+        value=pd.DataFrame(EXAMPLE, columns=COLUMNS),
+        headers=COLUMNS,
+        datatype=["str", "str"],
+        column_count=(2, "fixed"),
+        interactive=True,
+        wrap=True,
+        elem_id="inputs",
+        label="Summaries and their references",
+    )
+    button = gr.Button("Compute", variant="primary")
+    result_text = gr.Markdown(elem_id="result")
+    breakdown = gr.Dataframe(label="Per summary", interactive=False, wrap=True, elem_id="breakdown")
+    figure = gr.Plot(label="Score components per summary")
+    numbers = gr.JSON(label="Scores (as returned by the metric)")
+    with gr.Accordion("Metric card", open=False):
+        gr.Markdown(card_markdown(__file__))
+    button.click(
+        score,
+        [table, persona, content_weight, rouge_share],
+        [numbers, result_text, breakdown, figure],
+        api_name="score",
+    )
+
+if __name__ == "__main__":
+    demo.launch()

@@ -1,0 +1,1 @@
+../../metrics/persona_quality/persona_quality.py

@@ -1,0 +1,86 @@
+"""Gradio Space for ``persona_style``: how closely summaries match a writing persona's style."""
+
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+
+from persona_metrics.app_support import card_markdown, grouped_bars, load_metric, short, table_columns, user_errors
+from persona_metrics.style import BUILTIN_PERSONAS, STYLE_BANDS, style_band
+
+metric = load_metric(__file__, "persona_style")
+
+COLUMNS = ["prediction"]
+EXAMPLE = [
+    [
+        "We maintain our Neutral rating on Northgate Bank following third-quarter results that, in our view, "
+        "reflect a wider net interest margin of 3.1% and disciplined cost control, partially offset by higher "
+        "credit provisions. Management reiterated full-year guidance, which we consider achievable, and we "
+        "accordingly leave our price target unchanged at $48."
+    ],
+    [
+        "Northgate Bank said on Thursday that quarterly profit rose 6%, helped by higher interest rates. Net "
+        "income reached $412 million. Chief executive Maria Lopez warned that loan losses could rise next year. "
+        "Shares fell 2% in early trading."
+    ],
+    ["Northgate crushed it! Profits up again and the bank says there's more to come. Who's buying?"],
+]
+
+
+@user_errors
+def score(table: pd.DataFrame, persona: str) -> tuple[dict, str, pd.DataFrame, object]:
+    """Style similarity of every summary in the table to ``persona``."""
+    predictions = table_columns(table, COLUMNS)["prediction"]
+    out = metric.compute(
+        predictions=predictions, personas=[persona] * len(predictions), return_features=True, return_nearest=True
+    )
+    mean = out["style_similarity"]
+    summary = (
+        f"### Style similarity to **{persona}**: {mean:.4f} ({style_band(mean)})\n"
+        "1 − Jensen-Shannon divergence between the summary's 10 stylometric features and the persona's centroid; "
+        "bands: " + ", ".join(f"{label} ≥ {bound:.2f}" for bound, label in STYLE_BANDS if bound > 0) + "."
+    )
+    breakdown = pd.DataFrame(
+        {
+            "summary": [short(p) for p in predictions],
+            "style_similarity": [round(s, 4) for s in out["scores"]],
+            "band": out["bands"],
+            "nearest_persona": out["nearest_persona"],
+        }
+    )
+    features = out["features"]
+    series = {f"{persona} centroid": [c for _, c in features[0].values()]}
+    series.update({f"summary {i + 1}": [v for v, _ in item.values()] for i, item in enumerate(features[:4])})
+    figure = grouped_bars(list(features[0]), series, "feature value (normalised units)")
+    numbers = {"style_similarity": mean, "scores": out["scores"]}
+    return numbers, summary, breakdown, figure
+
+
+with gr.Blocks(title="Persona style fidelity") as demo:
+    gr.Markdown(
+        "# Persona style fidelity\nHow closely does each summary read like the chosen persona? "
+        "Edit the summaries (one per row), pick a persona and press **Compute**."
+    )
+    with gr.Row():
+        persona = gr.Dropdown(list(BUILTIN_PERSONAS), value="formal_analyst", label="Target persona")
+    table = gr.Dataframe(
+        value=pd.DataFrame(EXAMPLE, columns=COLUMNS),
+        headers=COLUMNS,
+        datatype=["str"],
+        column_count=(1, "fixed"),
+        interactive=True,
+        wrap=True,
+        elem_id="inputs",
+        label="Summaries",
+    )
+    button = gr.Button("Compute", variant="primary")
+    result_text = gr.Markdown(elem_id="result")
+    breakdown = gr.Dataframe(label="Per summary", interactive=False, wrap=True, elem_id="breakdown")
+    figure = gr.Plot(label="Style features against the persona centroid (first four summaries)")
+    numbers = gr.JSON(label="Scores (as returned by the metric)")
+    with gr.Accordion("Metric card", open=False):
+        gr.Markdown(card_markdown(__file__))
+    button.click(score, [table, persona], [numbers, result_text, breakdown, figure], api_name="score")
+
+if __name__ == "__main__":
+    demo.launch()

@@ -1,0 +1,1 @@
+../../metrics/persona_style/persona_style.py

@@ -1,0 +1,200 @@
+"""Glue shared by the Gradio Space apps in ``spaces/<name>/app.py``: loading, input tables, errors, pictures.
+
+UI only: every number an app shows comes from the metric's ``evaluate`` module; nothing here computes a
+score. gradio and matplotlib (the ``demo`` extra) are imported on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+logger = logging.getLogger(__name__)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Errors a user can cause from the UI (bad cells, unknown persona, a model that cannot be loaded offline).
+USER_ERRORS: tuple[type[Exception], ...] = (ValueError, TypeError, KeyError, OSError)
+
+_YAML_HEADER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
+
+
+def load_metric(app_file: str | Path, name: str) -> Any:
+    """The ``evaluate`` module ``name`` from the script next to the app (``spaces/<name>/<name>.py``).
+
+    The Space folder holds the metric script (a link to ``metrics/<name>/<name>.py`` in the repository, a
+    copy in a built Space), so the app scores with exactly the card's code. Loaded by file path: no network.
+
+    Raises:
+        FileNotFoundError: the script is not next to the app.
+    """
+    import evaluate
+
+    script = Path(app_file).parent / f"{name}.py"
+    if not script.is_file():
+        raise FileNotFoundError(f"metric script {script} not found next to the app {app_file}")
+    return evaluate.load(str(script))
+
+
+def card_markdown(app_file: str | Path) -> str:
+    """The metric card next to the app (``README.md``) without its Space YAML header."""
+    text = (Path(app_file).parent / "README.md").read_text(encoding="utf-8")
+    return _YAML_HEADER.sub("", text, count=1).lstrip()
+
+
+def _blank(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and value != value:  # NaN: pandas' empty cell
+        return True
+    return isinstance(value, str) and not value.strip()
+
+
+def table_columns(table: Any, columns: Sequence[str], allow_blank: Sequence[str] = ()) -> dict[str, list[str]]:
+    """The rows of an input table as aligned lists of strings, one per column; fully blank rows are skipped.
+
+    Args:
+        table: what a ``gr.Dataframe`` hands the app: a pandas DataFrame, or ``{"headers": [...], "data":
+            [[...], ...]}`` (the API form).
+        columns: the column names needed, in the order returned.
+        allow_blank: columns whose cells may be empty (an empty summary is valid input for some metrics).
+
+    Raises:
+        ValueError: a missing column, an empty table, or an empty cell (row number and column named).
+    """
+    if isinstance(table, dict):
+        headers, rows = list(table.get("headers") or []), list(table.get("data") or [])
+    else:
+        headers, rows = [str(c) for c in table.columns], table.itertuples(index=False, name=None)
+    missing = [c for c in columns if c not in headers]
+    if missing:
+        raise ValueError(f"the input table needs the columns {list(columns)}; missing {missing}")
+    where = [headers.index(c) for c in columns]
+    out: dict[str, list[str]] = {c: [] for c in columns}
+    for number, row in enumerate(rows, start=1):
+        cells = [row[i] if i < len(row) else None for i in where]
+        if all(_blank(v) for v in cells):
+            continue
+        for column, value in zip(columns, cells, strict=True):
+            if _blank(value) and column not in allow_blank:
+                raise ValueError(f"row {number}: the {column!r} cell is empty")
+            out[column].append("" if _blank(value) else str(value).strip())
+    if not out[columns[0]]:
+        raise ValueError("the input table is empty: fill in at least one row")
+    return out
+
+
+def user_errors(fn: F) -> F:
+    """Turn the errors a user can cause into a readable ``gr.Error`` (a message in the UI, no stack trace)."""
+    import gradio as gr
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except USER_ERRORS as err:
+            logger.info("input refused: %s", err)
+            message = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
+            raise gr.Error(str(message), title="Input error", print_exception=False) from err
+
+    return wrapper  # type: ignore[return-value]
+
+
+def short(text: str, width: int = 48) -> str:
+    """A one-line label: the first ``width`` characters of ``text``."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def grouped_bars(labels: Sequence[str], series: dict[str, Sequence[float]], xlabel: str) -> Any:
+    """A matplotlib figure of grouped horizontal bars: one group per label, one bar per series.
+
+    No title: the ``gr.Plot`` label is the title.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    height = 0.8 / max(1, len(series))
+    fig, ax = plt.subplots(figsize=(9, 1.0 + 0.3 * len(labels) * max(1, len(series)) ** 0.5))
+    positions = np.arange(len(labels))
+    for k, (name, values) in enumerate(series.items()):
+        ax.barh(positions + (k - (len(series) - 1) / 2) * height, values, height=height, label=name)
+    ax.set_yticks(positions, labels=list(labels))
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.legend(loc="lower right", fontsize="small")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+# --- degress / perseval -------------------------------------------------------------------------------------
+#: Input columns of the personalization apps: one row per (document, user) summary.
+PERSONALIZATION_COLUMNS: list[str] = ["document", "user", "reference", "prediction"]
+
+_DOCS = (
+    "Harbor Foods raised its annual sales forecast after a strong summer. The grocer will open two stores in "
+    "Portland next year and hire 300 staff. Its shares rose 4%, while suppliers warned of higher packaging costs.",
+    "Ridgeline Motors recalled 48,000 pickup trucks over a faulty brake sensor. The carmaker said no injuries had "
+    "been reported and repairs would be free. Analysts expect the recall to cost about $60 million, and a union "
+    "said overtime at the Ohio plant would rise.",
+    "Coastal Air will add daily flights between Denver and Lisbon from May. The airline expects the route to lift "
+    "international revenue by 5%. Fares start at $499, and the new jets cut emissions per seat by a fifth.",
+)
+#: A meaningful example: three readers (an investor, a worker, a customer) per document; the model follows the
+#: readers on the first two documents and writes one generic summary for everyone on the third.
+PERSONALIZATION_EXAMPLE: list[list[str]] = [
+    [_DOCS[0], "investor", "Harbor Foods shares up 4% on raised sales forecast",
+     "Harbor Foods raises forecast, shares rise 4%"],
+    [_DOCS[0], "worker", "Harbor Foods to hire 300 for two new Portland stores",
+     "Harbor Foods plans two Portland stores and 300 jobs"],
+    [_DOCS[0], "customer", "Two new Harbor Foods stores coming to Portland",
+     "Harbor Foods raises sales forecast after strong summer"],
+    [_DOCS[1], "investor", "Ridgeline recall to cost about $60 million, analysts say",
+     "Brake recall may cost Ridgeline $60 million"],
+    [_DOCS[1], "worker", "More overtime at Ridgeline's Ohio plant after truck recall",
+     "Ridgeline recall brings overtime to Ohio plant"],
+    [_DOCS[1], "customer", "Ridgeline recalls 48,000 pickups; brake repairs are free",
+     "Ridgeline recalls 48,000 trucks; free brake repairs"],
+    [_DOCS[2], "investor", "Coastal Air expects 5% lift in international revenue from Lisbon route",
+     "Coastal Air adds daily Denver-Lisbon flights from May"],
+    [_DOCS[2], "worker", "Coastal Air's new jets cut emissions per seat by a fifth",
+     "Coastal Air adds daily Denver-Lisbon flights from May"],
+    [_DOCS[2], "customer", "Denver-Lisbon flights from $499 start in May",
+     "Coastal Air adds daily Denver-Lisbon flights from May"],
+]  # fmt: skip
+
+
+def personalization_breakdown(columns: dict[str, list[str]], per_summary: dict[str, list[float | None]]) -> Any:
+    """Per-document table: users, and the mean over the document's users of each per-summary score.
+
+    The metric's system score is the mean over documents of these per-document means (PerSEval paper, eq. 2
+    and eq. 7). A document with a single reference is listed as excluded (the metric leaves it out).
+    """
+    import pandas as pd
+
+    frame = pd.DataFrame({"document": columns["document"], "user": columns["user"], **per_summary})
+    rows = []
+    for number, (document, group) in enumerate(frame.groupby("document", sort=False), start=1):
+        row: dict[str, Any] = {"doc": f"D{number}", "document": short(document), "users": ", ".join(group["user"])}
+        for name in per_summary:
+            values = group[name].dropna()
+            row[name] = round(float(values.mean()), 4) if len(values) else "excluded (one reference)"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def personalization_figure(breakdown: Any, scores: Sequence[str]) -> Any:
+    """Grouped bars of the per-document ``scores`` columns of :func:`personalization_breakdown`."""
+    scored = breakdown[breakdown[scores[0]].map(lambda v: not isinstance(v, str))]
+    return grouped_bars(
+        list(scored["doc"]), {name: list(scored[name]) for name in scores}, "score (mean over the document's users)"
+    )

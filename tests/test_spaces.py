@@ -1,0 +1,297 @@
+"""The Gradio Spaces: each app served on 127.0.0.1, called through gradio_client and driven in headless Chromium.
+
+Golden values: the library functions called directly (``score_style``, ``score_quality``,
+``score_personalization``), an independent path from the app → evaluate module → library chain under test.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pandas as pd
+import pytest
+
+from persona_metrics.app_support import PERSONALIZATION_COLUMNS, PERSONALIZATION_EXAMPLE, table_columns
+from persona_metrics.personalization import score_personalization
+from persona_metrics.quality import score_quality
+from persona_metrics.style import score_style, style_band
+
+gradio_client = pytest.importorskip("gradio_client", reason="the demo extra (gradio) is not installed")
+
+ROOT = Path(__file__).resolve().parents[1]
+SPACES = ROOT / "spaces"
+NAMES = ("persona_style", "persona_quality", "degress", "perseval")
+ARTIFACTS = Path(os.environ.get("PERSONA_METRICS_TEST_ARTIFACTS", ROOT / "test-artifacts"))
+CHROMIUM = os.environ.get("PERSONA_METRICS_CHROMIUM", "/usr/bin/chromium")
+# The flags the machine's notes give for Chromium on a closed network (no background connections, no sandbox as root).
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+# The options each app's score endpoint takes after the table, at their defaults in the UI.
+OPTIONS = {
+    "persona_style": ("formal_analyst",),
+    "persona_quality": ("journalist", 0.7, 0.4),
+    "degress": ("rougeL", 0.5, 1.0),
+    "perseval": ("rougeL", 1.7, 3.0, 4.0),
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def import_app(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"space_app_{name}", SPACES / name / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module", params=NAMES)
+def served(request):
+    """(name, app module, URL) of one Space app launched on 127.0.0.1."""
+    name = request.param
+    app = import_app(name)
+    port = free_port()
+    app.demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    yield name, app, f"http://127.0.0.1:{port}/"
+    app.demo.close()
+
+
+def example_columns(name: str, app: ModuleType) -> dict[str, list[str]]:
+    if name in ("degress", "perseval"):
+        return table_columns(
+            pd.DataFrame(PERSONALIZATION_EXAMPLE, columns=PERSONALIZATION_COLUMNS), PERSONALIZATION_COLUMNS
+        )
+    return table_columns(pd.DataFrame(app.EXAMPLE, columns=app.COLUMNS), app.COLUMNS)
+
+
+def library_numbers(name: str, cols: dict[str, list[str]], options: tuple) -> dict[str, float]:
+    """The headline numbers straight from the library (the independent source)."""
+    if name == "persona_style":
+        result = score_style(cols["prediction"], [options[0]] * len(cols["prediction"]))
+        return {"style_similarity": result.mean}
+    if name == "persona_quality":
+        persona, content, rouge = options
+        result = score_quality(
+            cols["prediction"],
+            cols["reference"],
+            [persona] * len(cols["prediction"]),
+            overall_weights={"content": content, "style": 1 - content},
+            content_weights={"rougeLsum": rouge, "bertscore": 1 - rouge},
+        )
+        return result.means()
+    args = (cols["prediction"], cols["reference"], cols["document"])
+    if name == "degress":
+        result = score_personalization(*args, distance=options[0], p_acc_alpha=options[1], p_acc_beta=options[2])
+        return {k: getattr(result, k) for k in ("degress", "egises", "p_accuracy", "accuracy_distance")}
+    result = score_personalization(*args, distance=options[0], beta=options[1], alpha=options[2], gamma=options[3])
+    return {k: getattr(result, k) for k in ("perseval", "degress", "egises", "edp", "accuracy_distance")}
+
+
+def api_table(name: str, app: ModuleType) -> dict:
+    if name in ("degress", "perseval"):
+        return {"headers": PERSONALIZATION_COLUMNS, "data": PERSONALIZATION_EXAMPLE}
+    return {"headers": app.COLUMNS, "data": app.EXAMPLE}
+
+
+# --- gradio_client ----------------------------------------------------------------------------------------
+def test_score_endpoint_returns_the_library_numbers(served):
+    name, app, url = served
+    client = gradio_client.Client(url, verbose=False)
+    numbers, text, breakdown, _figure = client.predict(api_table(name, app), *OPTIONS[name], api_name="/score")
+    expected = library_numbers(name, example_columns(name, app), OPTIONS[name])
+    assert {k: numbers[k] for k in expected} == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    assert all(isinstance(v, float | int) for k, v in numbers.items() if k != "scores"), numbers
+    n_rows = 3 if name in ("degress", "perseval") else len(app.EXAMPLE)  # 3 documents / one row per summary
+    assert len(breakdown["data"]) == n_rows
+    assert text.startswith("### ")
+
+
+def test_the_example_is_meaningful(served):
+    """The prefilled example shows what the metric is for."""
+    name, app, url = served
+    client = gradio_client.Client(url, verbose=False)
+    _numbers, _text, breakdown, _ = client.predict(api_table(name, app), *OPTIONS[name], api_name="/score")
+    rows = pd.DataFrame(breakdown["data"], columns=breakdown["headers"])
+    if name == "persona_style":  # each summary is nearest to the persona it was written as
+        assert list(rows["nearest_persona"]) == ["formal_analyst", "journalist", "enthusiast"]
+    elif name == "persona_quality":  # the accurate journalist-style summary ranks first, the hype last
+        assert list(rows["overall_quality"]) == sorted(rows["overall_quality"], reverse=True)
+    else:  # the third document got one generic summary for every reader: DEGRESS 0 there
+        assert rows["degress"].iloc[2] == 0.0
+        assert rows["degress"].iloc[0] > 0.0
+        assert rows["degress"].iloc[1] > 0.0
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"headers": ["wrong"], "data": [["x"]]}, "missing"),
+        ("empty", "the input table is empty"),
+    ],
+)
+def test_bad_input_is_a_readable_error(served, table, message):
+    name, app, url = served
+    client = gradio_client.Client(url, verbose=False)
+    if table == "empty":
+        headers = api_table(name, app)["headers"]
+        table = {"headers": headers, "data": [[""] * len(headers)]}
+    with pytest.raises(gradio_client.exceptions.AppError, match=message) as info:
+        client.predict(table, *OPTIONS[name], api_name="/score")
+    assert "Traceback" not in str(info.value)
+
+
+def test_an_option_outside_the_dropdown_is_refused(served):
+    """A persona / distance the dropdown does not offer: the API refuses it, naming the allowed values."""
+    name, app, url = served
+    client = gradio_client.Client(url, verbose=False)
+    allowed = "rougeL" if name in ("degress", "perseval") else "formal_analyst"
+    with pytest.raises(gradio_client.exceptions.AppError, match=allowed):
+        client.predict(api_table(name, app), "no-such-choice", *OPTIONS[name][1:], api_name="/score")
+
+
+# --- headless Chromium --------------------------------------------------------------------------------------
+# Per app: the cell edited (row, column, new text) and what the edit must change in the rendered result.
+EDITS = {
+    "persona_style": (2, 0, "Northgate Bank said on Thursday that quarterly profit rose 6%. Its shares fell 2%."),
+    "persona_quality": (2, 0, "Harbor Foods raised its annual sales forecast on Tuesday after a strong summer."),
+    "degress": (7, 3, "Coastal Air's new jets cut emissions per seat by a fifth"),
+    "perseval": (7, 3, "Coastal Air's new jets cut emissions per seat by a fifth"),
+}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(
+            f"{CHROMIUM} not found: install Debian's chromium (`make browser-deps`) or set PERSONA_METRICS_CHROMIUM"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def cell(page, component: str, row: int, col: int):
+    return page.locator(f"#{component} [data-testid='cell-{row}-{col}']")
+
+
+def cell_text(page, component: str, row: int, col: int) -> str:
+    """The text shown in a table cell (without the cell's menu button)."""
+    return cell(page, component, row, col).locator("span[data-editable]").first.inner_text().strip()
+
+
+@pytest.mark.browser
+def test_edit_a_cell_and_compute_in_a_browser(served, browser):
+    name, app, url = served
+    row, col, text = EDITS[name]
+    page = browser.new_page(viewport={"width": 1280, "height": 1600})
+    try:
+        page.goto(url, wait_until="networkidle")
+        target = cell(page, "inputs", row, col)
+        target.scroll_into_view_if_needed()
+        target.dblclick()
+        page.keyboard.press("Control+A")
+        page.keyboard.type(text)
+        page.keyboard.press("Enter")
+        assert cell_text(page, "inputs", row, col) == text
+        page.get_by_role("button", name="Compute").click()
+        page.wait_for_selector("#result h3", timeout=120_000)
+        rendered = page.locator("#result").inner_text()
+
+        cols = example_columns(name, app)
+        cols[list(cols)[col]][row] = text
+        expected = library_numbers(name, cols, OPTIONS[name])
+        headline = next(iter(expected))
+        assert f"{expected[headline]:.4f}" in rendered, rendered
+
+        breakdown = page.locator("#breakdown")
+        if name == "persona_style":  # the edited, journalist-like summary: its score and nearest persona
+            scores = score_style(cols["prediction"], ["formal_analyst"] * 3).scores
+            assert cell_text(page, "breakdown", 2, 1) == f"{scores[2]:.4f}".rstrip("0")
+            assert cell_text(page, "breakdown", 2, 3) == "journalist"
+            assert style_band(expected["style_similarity"]) in rendered
+        elif name == "persona_quality":
+            assert breakdown.get_by_text("Excellent").count() >= 1
+            assert cell_text(page, "breakdown", 2, 0).startswith("Harbor Foods raised its annual")
+        else:  # the edited reader now gets a summary of their own: the third document's DEGRESS is above 0
+            assert cell_text(page, "breakdown", 2, 0) == "D3"
+            assert float(cell_text(page, "breakdown", 2, 3)) > 0.0
+        page.locator("#breakdown").scroll_into_view_if_needed()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"space_{name}.png"), full_page=True)
+    finally:
+        page.close()
+
+
+# --- the built, self-contained Space ------------------------------------------------------------------------
+def test_built_space_runs_from_its_own_folder(tmp_path):
+    """``scripts/build_spaces.py`` output: the app runs from the folder alone, with the vendored library."""
+    out = tmp_path / "spaces"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_spaces.py"), str(out)], check=True)
+    for name in NAMES:
+        folder = out / name
+        assert sorted(p.name for p in folder.iterdir()) == sorted(
+            [
+                "README.md",
+                "app.py",
+                f"{name}.py",
+                "persona_metrics",
+                "persona_metrics-0.1.0.dist-info",
+                "requirements.txt",
+            ]
+        )
+        assert not any(p.is_symlink() for p in folder.rglob("*"))
+        assert (folder / "README.md").read_text().startswith("---\ntitle: ")
+        requirements = (folder / "requirements.txt").read_text().split()
+        assert "evaluate==0.4.6" in requirements
+        assert not any(r.startswith("gradio") for r in requirements)
+    port = free_port()
+    env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port), "PYTHONPATH": ""}
+    folder = out / "persona_style"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import persona_metrics, runpy; print(persona_metrics.__file__, flush=True); "
+         "runpy.run_path('app.py', run_name='__main__')"],
+        cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        first_line = proc.stdout.readline()
+        assert Path(first_line.strip()).resolve().is_relative_to(folder.resolve()), first_line
+        client = None
+        deadline = time.monotonic() + 120
+        while client is None:
+            try:
+                client = gradio_client.Client(f"http://127.0.0.1:{port}/", verbose=False)
+            except Exception:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise
+                time.sleep(0.5)
+        app = import_app("persona_style")
+        numbers, *_ = client.predict(api_table("persona_style", app), "formal_analyst", api_name="/score")
+        expected = library_numbers("persona_style", example_columns("persona_style", app), ("formal_analyst",))
+        assert numbers["style_similarity"] == pytest.approx(expected["style_similarity"], rel=1e-12)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        shutil.rmtree(out, ignore_errors=True)
