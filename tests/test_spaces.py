@@ -113,6 +113,33 @@ def api_table(name: str, app: ModuleType) -> dict:
     return {"headers": app.COLUMNS, "data": app.EXAMPLE}
 
 
+# --- input tables (no server) ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("table", "allow_blank", "expected"),
+    [
+        ({"headers": ["a", "b"], "data": [["x", " y "]]}, (), {"a": ["x"], "b": ["y"]}),  # API form, stripped
+        (pd.DataFrame([["x", "y"], [None, float("nan")], ["", "z"]], columns=["a", "b"]), ("a",),
+         {"a": ["x", ""], "b": ["y", "z"]}),  # a blank row is skipped; a blank allowed cell is ""
+        (pd.DataFrame([["y", "x", "extra"]], columns=["b", "a", "c"]), (), {"a": ["x"], "b": ["y"]}),  # by name
+    ],
+)  # fmt: skip
+def test_table_columns(table, allow_blank, expected):
+    assert table_columns(table, ["a", "b"], allow_blank=allow_blank) == expected
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"headers": ["a"], "data": [["x"]]}, r"missing \['b'\]"),
+        ({"headers": ["a", "b"], "data": [["x", "y"], ["x", " "]]}, "row 2: the 'b' cell is empty"),
+        ({"headers": ["a", "b"], "data": []}, "the input table is empty"),
+    ],
+)
+def test_table_columns_errors(table, message):
+    with pytest.raises(ValueError, match=message):
+        table_columns(table, ["a", "b"])
+
+
 # --- gradio_client ----------------------------------------------------------------------------------------
 def test_score_endpoint_returns_the_library_numbers(served):
     name, app, url = served
