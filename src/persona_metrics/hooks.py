@@ -1,0 +1,315 @@
+"""Training-loop hooks: a ready ``compute_metrics`` for ``transformers`` ``Seq2SeqTrainer``.
+
+:func:`make_compute_metrics` returns the callable to pass as ``Seq2SeqTrainer(compute_metrics=...)``. It decodes
+the generated token ids and the labels (``-100`` replaced by the pad id in both), takes the side inputs a metric
+needs (personas, documents, document ids) from columns of the evaluation dataset, calls the ``evaluate`` module
+and returns only the numbers of its result. No metric arithmetic happens here.
+
+Example::
+
+    from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments
+    from persona_metrics.hooks import make_compute_metrics
+
+    args = Seq2SeqTrainingArguments("out", predict_with_generate=True, eval_strategy="epoch")
+    trainer = Seq2SeqTrainer(
+        model=model, args=args, train_dataset=train_ds, eval_dataset=eval_ds, processing_class=tok,
+        compute_metrics=make_compute_metrics("perseval", tok, eval_ds),  # reads eval_ds["document"]
+    )
+    trainer.train()  # logs eval_perseval, eval_degress, eval_edp, ...
+
+    # Streaming (the Trainer never holds all predictions): batch_eval_metrics=True plus streaming=True.
+    args = Seq2SeqTrainingArguments("out", predict_with_generate=True, batch_eval_metrics=True)
+    compute_metrics = make_compute_metrics("persona_style", tok, eval_ds, streaming=True)  # eval_ds["persona"]
+
+Rows of the evaluation dataset are matched with predictions by position: pass the same, unshuffled dataset to
+the Trainer (its evaluation sampler is sequential) and to :func:`make_compute_metrics`. The Trainer calls the same
+``compute_metrics`` from ``Trainer.predict``; that only works for a dataset with the same rows.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import numbers
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = ["DEFAULT_COLUMNS", "make_compute_metrics", "numbers_only"]
+
+logger = logging.getLogger(__name__)
+
+#: Side inputs read from the evaluation dataset by default: metric input name -> dataset column name.
+#: ``columns=`` passed to :func:`make_compute_metrics` is merged over these.
+DEFAULT_COLUMNS: dict[str, dict[str, str]] = {
+    "persona_style": {"personas": "persona"},
+    "persona_quality": {"personas": "persona"},
+    "perseval": {"documents": "document"},
+    "degress": {"documents": "document"},
+}
+
+#: Inputs that come from the model's outputs, never from dataset columns.
+_MODEL_INPUTS = ("predictions", "references")
+
+
+def numbers_only(result: Mapping[str, Any]) -> dict[str, int | float]:
+    """Keep the top-level numbers of a metric result, as plain Python ``int`` / ``float``.
+
+    Booleans become ``int`` (0/1). Lists, dicts, strings and ``None`` (for example ``scores``, ``per_summary``,
+    ``per_item``, ``signature``) are dropped: the Trainer would log strings as metrics (``eval_signature``), and
+    they break ``metric_for_best_model`` and some loggers. NaN and infinite values are numbers and are *kept*,
+    so a failed score stays visible in the logs instead of silently disappearing.
+
+    Args:
+        result: the dict returned by an ``evaluate`` module's ``compute``.
+
+    Returns:
+        A new dict with the numeric entries only, in the original order.
+    """
+    out: dict[str, int | float] = {}
+    dropped = []
+    for key, value in result.items():
+        if isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, numbers.Integral):  # bool included: True -> 1
+            out[key] = int(value)
+        elif isinstance(value, numbers.Real):
+            out[key] = float(value)
+        else:
+            dropped.append(key)
+    if dropped:
+        logger.debug("compute_metrics: dropped non-numeric result entries %s", dropped)
+    return out
+
+
+def make_compute_metrics(
+    metric: str | Any,
+    tokenizer: Any,
+    eval_dataset: Any = None,
+    columns: Mapping[str, str] | None = None,
+    streaming: bool = False,
+    **compute_kwargs: Any,
+) -> Callable[..., dict[str, int | float]]:
+    """Build a ``compute_metrics`` callable for ``Seq2SeqTrainer`` (use ``predict_with_generate=True``).
+
+    Default columns (merged under ``columns``): ``persona_style`` and ``persona_quality`` read ``personas`` from
+    the ``"persona"`` column; ``perseval`` and ``degress`` read ``documents`` from the ``"document"`` column (add
+    ``{"document_ids": "doc_id"}`` to group by an id column instead of by text). Per-user references are the
+    labels; users are implicit (row i is user i's summary), so no user column is needed. ``references`` are
+    passed only to metrics that declare them as an input (``persona_style`` does not).
+
+    Args:
+        metric: a bundled metric name (see :data:`persona_metrics.METRICS`; loaded once, here, with
+            ``keep_in_memory=True``) or an already loaded ``evaluate`` module.
+        tokenizer: the tokenizer that decodes predictions and labels (``pad_token_id`` must be set).
+        eval_dataset: the evaluation dataset (``datasets.Dataset`` or a mapping of column name to list), in the
+            order the Trainer evaluates it. Needed when the metric takes side inputs.
+        columns: metric input name -> dataset column name, e.g. ``{"personas": "persona"}``.
+        streaming: return the ``batch_eval_metrics=True`` variant ``fn(eval_pred, compute_result)``. It adds each
+            batch to the metric and keeps an offset into the side columns, which assumes the batches arrive in
+            order in one process (true for the Trainer, which gathers every batch to each rank; do not combine it
+            with ``evaluate``'s own ``num_process`` mode). If an evaluation fails mid-way, the next call starts
+            afresh with a newly loaded module (metric given by name) or raises ``RuntimeError`` (loaded module
+            given, as it may still hold the failed evaluation's batches).
+        **compute_kwargs: options passed to ``metric.compute`` (``distance="jsd"``, ``bootstrap=1000`` ...).
+
+    Returns:
+        ``fn(eval_pred)`` (or ``fn(eval_pred, compute_result)`` when streaming) returning the numbers of the
+        result (see :func:`numbers_only`); the Trainer adds the ``eval_`` prefix. Streaming calls with
+        ``compute_result=False`` return ``{}``.
+
+    Raises:
+        ValueError: an unknown metric name; a side input with no column; a column missing from
+            ``eval_dataset``; a column key or ``compute_kwargs`` key the metric does not take, or given twice. At
+            evaluation time: a number of predictions that does not match ``eval_dataset``, logits instead of
+            generated ids, missing labels for a metric that takes references.
+        TypeError: ``eval_dataset`` is not a ``datasets.Dataset`` (a ``DatasetDict``, an ``IterableDataset``) nor a
+            mapping of columns; non-integer ids.
+        RuntimeError: see ``streaming``.
+    """
+    if isinstance(metric, str):
+        name = metric
+        module = _load(name)
+    else:
+        module = metric
+        name = getattr(module, "name", type(module).__name__)
+    if getattr(tokenizer, "pad_token_id", None) is None:
+        raise ValueError("tokenizer.pad_token_id is not set; it replaces -100 before decoding")
+
+    inputs = _input_names(module)
+    mapping = {**DEFAULT_COLUMNS.get(name, {}), **(columns or {})}
+    missing = [k for k in inputs if k not in _MODEL_INPUTS and k not in mapping]
+    if missing:
+        raise ValueError(
+            f"metric {name!r} needs input(s) {missing} from the eval dataset; map them to columns with "
+            f"columns={{{', '.join(f'{k!r}: <column>' for k in missing)}}}"
+        )
+    _check_column_keys(module, name, mapping, compute_kwargs)
+    side = _read_columns(eval_dataset, mapping)
+    n_rows = _num_rows(eval_dataset) if eval_dataset is not None else None
+    use_references = "references" in inputs
+
+    def decode_batch(eval_pred: Any) -> tuple[list[str], dict[str, list[str]]]:
+        predictions = _decode(tokenizer, _as_ids(eval_pred.predictions, "predictions"))
+        if not use_references:
+            return predictions, {}
+        if eval_pred.label_ids is None:
+            raise ValueError(f"metric {name!r} needs references but the evaluation batch has no label_ids")
+        return predictions, {"references": _decode(tokenizer, _as_ids(eval_pred.label_ids, "label_ids"))}
+
+    if not streaming:
+
+        def compute_metrics(eval_pred: Any) -> dict[str, int | float]:
+            predictions, references = decode_batch(eval_pred)
+            if n_rows is not None and len(predictions) != n_rows:
+                raise ValueError(
+                    f"got {len(predictions)} predictions but eval_dataset has {n_rows} rows; pass the same "
+                    "dataset to make_compute_metrics and to the Trainer"
+                )
+            return numbers_only(module.compute(predictions=predictions, **references, **side, **compute_kwargs))
+
+        return compute_metrics
+
+    # Column inputs that are features go through add_batch; the others (document_ids) are options of compute.
+    batch_keys = [k for k in mapping if k in inputs]
+    option_keys = [k for k in mapping if k not in inputs]
+    state: dict[str, Any] = {"module": module, "offset": 0, "stale": False}
+
+    def current_module() -> Any:
+        if state["stale"]:
+            if not isinstance(metric, str):
+                raise RuntimeError(
+                    f"an earlier evaluation with this compute_metrics failed mid-way and metric {name!r} may still "
+                    "hold its batches; build a new one with make_compute_metrics and a freshly loaded module"
+                )
+            state["module"], state["offset"], state["stale"] = _load(name), 0, False
+        return state["module"]
+
+    def compute_metrics_streaming(eval_pred: Any, compute_result: bool) -> dict[str, int | float]:
+        current = current_module()
+        try:
+            predictions, references = decode_batch(eval_pred)
+            start, stop = state["offset"], state["offset"] + len(predictions)
+            if n_rows is not None and stop > n_rows:
+                raise ValueError(
+                    f"streaming compute_metrics got {stop} predictions so far but eval_dataset has {n_rows} rows; "
+                    "pass the same dataset to make_compute_metrics and to the Trainer"
+                )
+            current.add_batch(predictions=predictions, **references, **{k: side[k][start:stop] for k in batch_keys})
+            state["offset"] = stop
+            if not compute_result:
+                return {}
+            if n_rows is not None and stop != n_rows:
+                raise ValueError(
+                    f"streaming compute_metrics got {stop} predictions but eval_dataset has {n_rows} rows; pass the "
+                    "same dataset to make_compute_metrics and to the Trainer"
+                )
+            state["offset"] = 0
+            options = {k: side[k][:stop] for k in option_keys}
+            return numbers_only(current.compute(**options, **compute_kwargs))
+        except Exception:
+            state["stale"] = True  # the module may hold this evaluation's batches: start afresh next time
+            raise
+
+    return compute_metrics_streaming
+
+
+def _load(name: str) -> Any:
+    """Load a bundled metric by name, in memory (no cache files shared between jobs or hooks)."""
+    import persona_metrics
+
+    return persona_metrics.load(name, keep_in_memory=True)
+
+
+def _input_names(module: Any) -> list[str]:
+    """The metric's input features (``predictions``, ``references``, ``personas`` ...), in order."""
+    if hasattr(module, "_feature_names"):
+        return list(module._feature_names())
+    features = module.features
+    if isinstance(features, list):
+        features = features[0]
+    return list(features)
+
+
+def _check_column_keys(module: Any, name: str, mapping: Mapping[str, str], compute_kwargs: Mapping[str, Any]) -> None:
+    """Check that column keys and compute options are inputs of the metric, each given once.
+
+    Checked when the hook is built, so a typo fails at once, not after the first training epoch.
+    """
+    for key in _MODEL_INPUTS:
+        if key in mapping or key in compute_kwargs:
+            raise ValueError(f"{key!r} comes from the model outputs; do not pass it in columns or compute options")
+    clash = sorted(set(mapping) & set(compute_kwargs))
+    if clash:
+        raise ValueError(f"{clash} given both as columns and as compute options; give each once")
+    compute = getattr(module, "_compute", None)
+    if compute is None:
+        return
+    params = inspect.signature(compute).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    for what, keys in (("columns", mapping), ("compute options", compute_kwargs)):
+        unknown = [k for k in keys if k not in params]
+        if unknown:
+            raise ValueError(f"{what} {unknown} are not inputs of metric {name!r}; its inputs are {list(params)}")
+
+
+def _column_names(dataset: Any) -> list[str]:
+    names = getattr(dataset, "column_names", None)
+    if isinstance(names, Mapping):
+        raise TypeError(f"eval_dataset is a DatasetDict (splits {list(names)}); pass the one evaluation split")
+    if names is not None:
+        return list(names)
+    if isinstance(dataset, Mapping):
+        return list(dataset)
+    raise TypeError(
+        f"eval_dataset must be a datasets.Dataset or a mapping of column name to list, got {type(dataset).__name__}"
+    )
+
+
+def _num_rows(dataset: Any) -> int:
+    if isinstance(dataset, Mapping):
+        lengths = {len(v) for v in dataset.values()}
+        if len(lengths) > 1:
+            raise ValueError(f"eval_dataset columns have different lengths {sorted(lengths)}")
+        return lengths.pop() if lengths else 0
+    return len(dataset)
+
+
+def _read_columns(dataset: Any, mapping: Mapping[str, str]) -> dict[str, list[Any]]:
+    """Read the mapped columns once: metric input name -> list of values."""
+    if not mapping:
+        return {}
+    if dataset is None:
+        raise ValueError(f"eval_dataset is required to read the columns {dict(mapping)}")
+    available = _column_names(dataset)
+    for key, column in mapping.items():
+        if column not in available:
+            raise ValueError(
+                f"column {column!r} (metric input {key!r}) is not in eval_dataset; available columns: {available}"
+            )
+    return {key: list(dataset[column]) for key, column in mapping.items()}
+
+
+def _as_ids(values: Any, field: str) -> np.ndarray:
+    """Token ids as a 2-D numpy array: tensors moved to the CPU, a tuple of outputs reduced to its first item."""
+    if isinstance(values, tuple):  # (generated ids, ...) or (logits, ...)
+        values = values[0]
+    if hasattr(values, "detach"):
+        values = values.detach().cpu().numpy()
+    array = np.asarray(values)
+    if array.ndim != 2:
+        raise ValueError(
+            f"{field} must be token ids of shape (batch, length), got shape {array.shape}; with Seq2SeqTrainer "
+            "set predict_with_generate=True (or reduce logits with preprocess_logits_for_metrics)"
+        )
+    if not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"{field} must hold integer token ids, got dtype {array.dtype}")
+    return array
+
+
+def _decode(tokenizer: Any, ids: np.ndarray) -> list[str]:
+    """Replace -100 (the Trainer's padding) by the pad id, decode without special tokens, strip."""
+    ids = np.where(ids != -100, ids, tokenizer.pad_token_id)
+    return [text.strip() for text in tokenizer.batch_decode(ids, skip_special_tokens=True)]

@@ -1,0 +1,409 @@
+"""persona_metrics.hooks: compute_metrics for Seq2SeqTrainer (whole-set and batch_eval_metrics streaming).
+
+A tiny randomly initialised T5 and a word-level tokenizer built here from the texts below (no hub download) are
+trained for a few steps; the metric values must appear in the Trainer's evaluation logs. Golden values come from
+an independent source: ``persona_metrics.load(name).compute(...)`` called directly on the same strings.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import persona_metrics
+from persona_metrics import PersonaMetricsWarning
+from persona_metrics.hooks import DEFAULT_COLUMNS, make_compute_metrics, numbers_only
+
+DOCS = {
+    "harbor": "Harbor Foods raised its annual sales outlook on Tuesday after quarterly revenue rose 6% and the grocer "
+    "said it would open two stores in Ohio.",
+    "delta": "Shares of Delta Micro fell 9% after the chipmaker cut its margin forecast, citing weaker demand from "
+    "phone makers.",
+    "northwind": "Northwind Bank reported record profit as higher interest rates lifted lending income, while bad "
+    "loan provisions stayed flat.",
+    "orbit": "Orbit Air will buy 40 new jets from Skyline in a deal worth about 5 billion dollars to expand routes "
+    "in Asia.",
+}
+# (document, user, persona, that user's own summary): 4 documents x 2 users, so every document has two different
+# users' references (perseval/degress exclude a document with a single reference).
+ROWS = [
+    ("harbor", "u1", "formal_analyst", "Harbor Foods raised its annual outlook as quarterly revenue grew 6%."),
+    ("harbor", "u3", "enthusiast", "Harbor Foods is on fire! Revenue up 6% and two new stores!"),
+    ("delta", "u2", "journalist", "Delta Micro shares fell 9% after the chipmaker cut its margin forecast."),
+    ("delta", "u3", "enthusiast", "Ouch! Delta Micro dropped 9% on a weak forecast. Time to buy the dip?"),
+    ("northwind", "u1", "formal_analyst", "Northwind Bank delivered record profit on stronger net interest income."),
+    ("northwind", "u2", "journalist", "Northwind Bank posted a record profit on higher rates, the lender said."),
+    ("orbit", "u1", "formal_analyst", "Orbit Air committed to 40 Skyline aircraft, a 5 billion dollar order."),
+    ("orbit", "u2", "journalist", "Orbit Air agreed to buy 40 Skyline jets for about 5 billion dollars."),
+]
+COLUMNS = {
+    "document": [DOCS[r[0]] for r in ROWS],
+    "user": [r[1] for r in ROWS],
+    "persona": [r[2] for r in ROWS],
+    "summary": [r[3] for r in ROWS],
+    "doc_id": [r[0] for r in ROWS],
+    # an explicit grouping that differs from grouping by text: the Orbit rows become two single-reference
+    # documents, which perseval/degress exclude (3 documents scored, 2 excluded)
+    "group": [r[0] for r in ROWS[:6]] + ["orbit-1", "orbit-2"],
+}
+SUMMARIES = COLUMNS["summary"]
+# Shorter "model outputs" for the unit tests (every word is in the tokenizer's vocabulary).
+PREDICTIONS = [
+    "Harbor Foods raised its outlook.",
+    "Harbor Foods is on fire!",
+    "Delta Micro shares fell 9%",
+    "Delta Micro dropped 9% on a weak forecast.",
+    "Northwind Bank reported record profit",
+    "Northwind Bank posted a record profit, the lender said.",
+    "Orbit Air will buy 40 new jets",
+    "Orbit Air agreed to buy 40 Skyline jets",
+]
+PERSONALIZATION_KEYS = {"perseval": ("perseval", "degress", "edp"), "degress": ("degress", "egises", "p_accuracy")}
+
+
+def make_tokenizer():
+    """A WordLevel tokenizer over the words of ROWS and PREDICTIONS: whitespace split, so every one of those texts
+    comes back unchanged from decode(encode(text))."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    texts = [*DOCS.values(), *COLUMNS["persona"], *SUMMARIES, *PREDICTIONS]
+    words = sorted({w for text in texts for w in text.split()})
+    vocab = {tok: i for i, tok in enumerate(["<pad>", "</s>", "<unk>", *words])}
+    backend = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    backend.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
+    return PreTrainedTokenizerFast(
+        tokenizer_object=backend,
+        pad_token="<pad>",
+        eos_token="</s>",
+        unk_token="<unk>",
+        clean_up_tokenization_spaces=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return make_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def eval_ds(tok):
+    import datasets
+
+    ds = datasets.Dataset.from_dict(COLUMNS)
+
+    def encode(batch):
+        enc = tok([f"{p} {d}" for p, d in zip(batch["persona"], batch["document"], strict=True)])
+        enc["labels"] = tok(batch["summary"])["input_ids"]
+        return enc
+
+    return ds.map(encode, batched=True)
+
+
+def tiny_t5(tok):
+    """A randomly initialised 1-layer T5 (d_model 16). A larger init scale makes its outputs differ between inputs
+    (so misaligned side columns would change the scores); generation never starts with </s> and never emits
+    <pad> or <unk>, so every generated summary has at least one word (persona_style rejects empty summaries)."""
+    import torch
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    torch.manual_seed(0)
+    config = T5Config(
+        vocab_size=len(tok),
+        d_model=16,
+        d_kv=8,
+        d_ff=32,
+        num_layers=1,
+        num_decoder_layers=1,
+        num_heads=2,
+        relative_attention_num_buckets=8,
+        pad_token_id=tok.pad_token_id,
+        eos_token_id=tok.eos_token_id,
+        decoder_start_token_id=tok.pad_token_id,
+        initializer_factor=3.0,
+    )
+    model = T5ForConditionalGeneration(config)
+    model.generation_config.begin_suppress_tokens = [tok.eos_token_id]
+    model.generation_config.suppress_tokens = [tok.pad_token_id, tok.unk_token_id]
+    return model
+
+
+def make_trainer(tmp_path, tok, eval_ds, compute_metrics, batch_eval_metrics=False, **args):
+    from transformers import DataCollatorForSeq2Seq, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+    model = tiny_t5(tok)
+    training_args = Seq2SeqTrainingArguments(
+        output_dir=str(tmp_path / "out"),
+        per_device_train_batch_size=4,
+        per_device_eval_batch_size=3,  # 8 rows: batches of 3, 3, 2
+        learning_rate=1e-3,
+        predict_with_generate=True,
+        generation_max_length=6,
+        batch_eval_metrics=batch_eval_metrics,
+        report_to=[],
+        use_cpu=True,
+        save_strategy="no",
+        disable_tqdm=True,
+        seed=0,
+        **args,
+    )
+    return Seq2SeqTrainer(
+        model=model,
+        args=training_args,
+        train_dataset=eval_ds,
+        eval_dataset=eval_ds,
+        data_collator=DataCollatorForSeq2Seq(tok, model=model),
+        processing_class=tok,
+        compute_metrics=compute_metrics,
+    )
+
+
+def pad_ids(tok, texts, width):
+    """Token ids of ``texts`` padded with -100 to ``width`` (as the Trainer pads generated ids across batches)."""
+    rows = tok(texts)["input_ids"]
+    return np.array([ids + [-100] * (width - len(ids)) for ids in rows], dtype=np.int64)
+
+
+def eval_pred(tok, predictions, references=None, width=24):
+    from transformers import EvalPrediction
+
+    labels = None if references is None else pad_ids(tok, references, width)
+    return EvalPrediction(predictions=pad_ids(tok, predictions, width), label_ids=labels)
+
+
+def direct(name, **kwargs):
+    # Independent source of golden values: the evaluate module itself, on the same strings.
+    return persona_metrics.load(name).compute(**kwargs)
+
+
+def assert_numbers_match(result, expected, keys):
+    for key in keys:
+        assert result[key] == pytest.approx(expected[key], rel=1e-9, abs=1e-12), key
+
+
+# ---------------------------------------------------------------- training: values in the evaluation logs
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "keys"),
+    [
+        ("persona_style", {}, ("style_similarity",)),
+        ("perseval", {"distance": "rougeL"}, PERSONALIZATION_KEYS["perseval"]),
+    ],
+)
+def test_training_logs_metric_values(tmp_path, tok, eval_ds, name, options, keys) -> None:
+    hook = make_compute_metrics(name, tok, eval_ds, **options)
+    trainer = make_trainer(tmp_path, tok, eval_ds, hook, max_steps=4, eval_strategy="steps", eval_steps=2)
+    trainer.train()
+    evals = [entry for entry in trainer.state.log_history if "eval_loss" in entry]
+    assert [entry["step"] for entry in evals] == [2, 4]
+    for entry in evals:
+        for key in keys:
+            assert math.isfinite(entry[f"eval_{key}"]), (key, entry)
+        assert not any(isinstance(v, str | list | dict) for v in entry.values()), entry
+        assert "eval_scores" not in entry
+    if name == "perseval":
+        assert evals[-1]["eval_num_documents"] == 4
+        assert evals[-1]["eval_num_excluded_documents"] == 0
+
+
+def test_trainer_values_match_direct_compute(tmp_path, tok, eval_ds) -> None:
+    trainer = make_trainer(tmp_path, tok, eval_ds, make_compute_metrics("perseval", tok, eval_ds))
+    out = trainer.predict(eval_ds)
+    ids = np.where(out.predictions != -100, out.predictions, tok.pad_token_id)
+    decoded = [t.strip() for t in tok.batch_decode(ids, skip_special_tokens=True)]
+    assert all(decoded)
+    expected = direct("perseval", predictions=decoded, references=SUMMARIES, documents=COLUMNS["document"])
+    assert_numbers_match({k.removeprefix("test_"): v for k, v in out.metrics.items()}, expected, expected)
+
+
+@pytest.mark.filterwarnings("ignore:.*single reference:persona_metrics.PersonaMetricsWarning")
+@pytest.mark.parametrize(
+    ("name", "columns", "options"),
+    [
+        ("persona_style", None, {}),
+        ("perseval", None, {"distance": "rougeL"}),
+        ("degress", {"document_ids": "group"}, {"distance": "jsd"}),
+    ],
+)
+def test_streaming_matches_whole_set(tmp_path, tok, eval_ds, name, columns, options) -> None:
+    whole = make_compute_metrics(name, tok, eval_ds, columns=columns, **options)
+    stream = make_compute_metrics(name, tok, eval_ds, columns=columns, streaming=True, **options)
+    expected = make_trainer(tmp_path, tok, eval_ds, whole).evaluate()
+    streamer = make_trainer(tmp_path, tok, eval_ds, stream, batch_eval_metrics=True)
+    metric_keys = {k for k in expected if not any(s in k for s in ("loss", "runtime", "per_second", "preparation"))}
+    assert metric_keys, expected
+    for _ in range(2):  # the offset is reset after each evaluation
+        got = streamer.evaluate()
+        assert metric_keys <= set(got)
+        assert_numbers_match(got, expected, metric_keys)
+
+
+# ---------------------------------------------------------------- unit tests, no training
+
+
+def test_decode_replaces_minus_100_everywhere(tok) -> None:
+    for text in SUMMARIES + PREDICTIONS:
+        assert tok.decode(tok(text)["input_ids"], skip_special_tokens=True) == text
+    pred = eval_pred(tok, PREDICTIONS, SUMMARIES)
+    assert (pred.predictions == -100).any()
+    assert (pred.label_ids == -100).any()
+    with pytest.raises(OverflowError):  # what an unguarded decode does (transformers #22634)
+        tok.batch_decode(pred.predictions, skip_special_tokens=True)
+    hook = make_compute_metrics("perseval", tok, COLUMNS)  # a plain mapping of columns works too
+    expected = direct("perseval", predictions=PREDICTIONS, references=SUMMARIES, documents=COLUMNS["document"])
+    result = hook(pred)
+    assert_numbers_match(result, expected, PERSONALIZATION_KEYS["perseval"])
+    # predictions as a tuple (generated ids, ...) are accepted: the first item is used
+    pred.predictions = (pred.predictions, np.zeros(3))
+    assert hook(pred) == result
+
+
+def test_persona_style_needs_no_references(tok, eval_ds) -> None:
+    hook = make_compute_metrics("persona_style", tok, eval_ds)
+    result = hook(eval_pred(tok, PREDICTIONS))  # label_ids None: persona_style does not take references
+    expected = direct("persona_style", predictions=PREDICTIONS, personas=COLUMNS["persona"])
+    assert result == {"style_similarity": pytest.approx(expected["style_similarity"], rel=1e-12)}
+    with pytest.raises(ValueError, match="needs references"):
+        make_compute_metrics("degress", tok, eval_ds)(eval_pred(tok, PREDICTIONS))
+
+
+@pytest.mark.filterwarnings("ignore:.*single reference:persona_metrics.PersonaMetricsWarning")
+def test_streaming_accepts_tensors_and_gathers_document_ids(tok, eval_ds) -> None:
+    import torch
+
+    columns = {"document_ids": "group"}  # not an evaluate feature: gathered by the hook, passed to compute
+    hook = make_compute_metrics("degress", tok, eval_ds, columns=columns, streaming=True)
+    batches = []
+    for start, stop, width in [(0, 3, 20), (3, 5, 22), (5, 8, 24)]:  # each batch padded to its own width
+        batch = eval_pred(tok, PREDICTIONS[start:stop], SUMMARIES[start:stop], width=width)
+        batch.predictions, batch.label_ids = torch.tensor(batch.predictions), torch.tensor(batch.label_ids)
+        batches.append(batch)
+    assert hook(batches[0], compute_result=False) == {}
+    assert hook(batches[1], compute_result=False) == {}
+    with pytest.warns(PersonaMetricsWarning, match=r"single reference and are excluded \('orbit-1', 'orbit-2'\)"):
+        result = hook(batches[2], compute_result=True)
+    # independent source: the module itself on the same strings, grouped by the "group" column
+    expected = direct(
+        "degress",
+        predictions=PREDICTIONS,
+        references=SUMMARIES,
+        documents=COLUMNS["document"],
+        document_ids=COLUMNS["group"],
+    )
+    assert result == pytest.approx(numbers_only(expected))
+    assert (result["num_documents"], result["num_excluded_documents"]) == (3, 2)
+    whole = make_compute_metrics("degress", tok, eval_ds, columns=columns)(eval_pred(tok, PREDICTIONS, SUMMARIES))
+    assert whole == pytest.approx(result)
+
+
+def test_default_columns_and_references_per_metric(tok, eval_ds) -> None:
+    assert set(DEFAULT_COLUMNS) == set(persona_metrics.METRICS)
+    for name in persona_metrics.METRICS:
+        make_compute_metrics(name, tok, eval_ds)  # the defaults exist in a dataset with the documented columns
+
+
+def test_missing_column_names_it(tok, eval_ds) -> None:
+    import datasets
+
+    with pytest.raises(ValueError, match=r"column 'persona' .*available columns: \['document', 'user'"):
+        make_compute_metrics("persona_style", tok, eval_ds.remove_columns("persona"))
+    with pytest.raises(ValueError, match=r"column 'doc' \(metric input 'documents'\)"):
+        make_compute_metrics("perseval", tok, eval_ds, columns={"documents": "doc"})
+    with pytest.raises(ValueError, match="eval_dataset is required"):
+        make_compute_metrics("perseval", tok)
+    with pytest.raises(ValueError, match=r"\['users'\] are not inputs of metric 'perseval'"):
+        make_compute_metrics("perseval", tok, eval_ds, columns={"users": "user"})
+    with pytest.raises(ValueError, match="both as columns and as compute options"):
+        make_compute_metrics("degress", tok, eval_ds, columns={"document_ids": "doc_id"}, document_ids=[1] * 8)
+    with pytest.raises(ValueError, match=r"compute options \['distanse'\] are not inputs of metric 'perseval'"):
+        make_compute_metrics("perseval", tok, eval_ds, distanse="jsd")
+    with pytest.raises(TypeError, match="eval_dataset must be"):
+        make_compute_metrics("persona_style", tok, [{"persona": "journalist"}])
+    with pytest.raises(TypeError, match=r"DatasetDict \(splits \['validation'\]\)"):
+        make_compute_metrics("persona_style", tok, datasets.DatasetDict(validation=eval_ds))
+
+
+def test_length_mismatch(tok, eval_ds) -> None:
+    with pytest.raises(ValueError, match="got 3 predictions but eval_dataset has 8 rows"):
+        make_compute_metrics("perseval", tok, eval_ds)(eval_pred(tok, PREDICTIONS[:3], SUMMARIES[:3]))
+    stream = make_compute_metrics("persona_style", tok, eval_ds, streaming=True)
+    assert stream(eval_pred(tok, PREDICTIONS[:5]), compute_result=False) == {}
+    with pytest.raises(ValueError, match="got 10 predictions so far but eval_dataset has 8 rows"):
+        stream(eval_pred(tok, PREDICTIONS[:5]), compute_result=False)
+    with pytest.raises(ValueError, match="got 5 predictions but eval_dataset has 8 rows"):
+        stream(eval_pred(tok, PREDICTIONS[:5]), compute_result=True)
+
+
+def test_logits_are_rejected(tok, eval_ds) -> None:
+    from transformers import EvalPrediction
+
+    hook = make_compute_metrics("persona_style", tok, eval_ds)
+    with pytest.raises(ValueError, match="predict_with_generate=True"):
+        hook(EvalPrediction(predictions=(np.zeros((8, 5, len(tok)), dtype=np.float32),), label_ids=None))
+
+
+def test_streaming_recovers_after_a_failed_evaluation(tok, eval_ds) -> None:
+    stream = make_compute_metrics("persona_style", tok, eval_ds, streaming=True)
+    assert stream(eval_pred(tok, PREDICTIONS[:3]), compute_result=False) == {}
+    empty = eval_pred(tok, PREDICTIONS[3:6])
+    empty.predictions[1] = -100  # decodes to "": persona_style rejects empty summaries
+    with pytest.raises(ValueError, match=r"predictions\[1\] is empty"):
+        stream(empty, compute_result=False)
+    # the next evaluation starts afresh: a new module, offset 0, nothing left of the failed one
+    assert stream(eval_pred(tok, PREDICTIONS[:4]), compute_result=False) == {}
+    result = stream(eval_pred(tok, PREDICTIONS[4:]), compute_result=True)
+    expected = direct("persona_style", predictions=PREDICTIONS, personas=COLUMNS["persona"])
+    assert result["style_similarity"] == pytest.approx(expected["style_similarity"], rel=1e-12)
+
+    loaded = make_compute_metrics(persona_metrics.load("persona_style"), tok, eval_ds, streaming=True)
+    with pytest.raises(ValueError, match="is empty"):
+        loaded(empty, compute_result=False)
+    with pytest.raises(RuntimeError, match="failed mid-way"):
+        loaded(eval_pred(tok, PREDICTIONS), compute_result=True)
+
+
+def test_numbers_only_drops_non_numbers(tok, eval_ds) -> None:
+    result = {
+        "a": 1,
+        "flag": True,
+        "np_flag": np.bool_(False),
+        "f32": np.float32(0.5),
+        "i64": np.int64(3),
+        "nan": float("nan"),
+        "signature": "rougeL|v1",
+        "scores": [0.1],
+        "per_summary": {"x": [1]},
+        "none": None,
+    }
+    out = numbers_only(result)
+    assert list(out) == ["a", "flag", "np_flag", "f32", "i64", "nan"]
+    assert out == {"a": 1, "flag": 1, "np_flag": 0, "f32": 0.5, "i64": 3, "nan": pytest.approx(math.nan, nan_ok=True)}
+    assert [type(v) for v in out.values()] == [int, int, int, float, int, float]
+
+    # through the hook: lists, dicts and strings the modules return on request never reach the Trainer
+    style = make_compute_metrics("persona_style", tok, eval_ds, return_nearest=True, return_features=True)
+    assert set(style(eval_pred(tok, PREDICTIONS))) == {"style_similarity"}
+    options = {"return_signature": True, "return_per_summary": True, "bootstrap": 20}
+    perseval = make_compute_metrics("perseval", tok, eval_ds, **options)(eval_pred(tok, PREDICTIONS, SUMMARIES))
+    expected = direct(
+        "perseval", predictions=PREDICTIONS, references=SUMMARIES, documents=COLUMNS["document"], **options
+    )
+    assert {"signature", "per_summary"} <= set(expected)
+    assert set(perseval) == {k for k, v in expected.items() if isinstance(v, int | float)}
+    assert "perseval_ci_low" in perseval
+    assert_numbers_match(perseval, expected, perseval)
+
+
+@pytest.mark.slow
+def test_persona_quality_streaming_matches_direct_compute(tok, eval_ds) -> None:
+    hook = make_compute_metrics("persona_quality", tok, eval_ds, streaming=True)  # references and personas
+    assert hook(eval_pred(tok, PREDICTIONS[:5], SUMMARIES[:5]), compute_result=False) == {}
+    result = hook(eval_pred(tok, PREDICTIONS[5:], SUMMARIES[5:]), compute_result=True)
+    expected = direct("persona_quality", predictions=PREDICTIONS, references=SUMMARIES, personas=COLUMNS["persona"])
+    assert set(result) == set(expected)
+    assert_numbers_match(result, expected, expected)
+    assert type(result["bertscore_rescaled"]) is int
