@@ -272,6 +272,40 @@ def test_edit_a_cell_and_compute_in_a_browser(served, browser):
         page.close()
 
 
+# Per app: a cell made invalid (row, column, text) and the message the UI must show.
+BAD_EDITS = {
+    "persona_style": (0, 0, "!!!", "predictions[0]"),  # no words: style is undefined
+    "persona_quality": (0, 1, "", "row 1: the 'reference' cell is empty"),
+    "degress": (0, 2, "", "row 1: the 'reference' cell is empty"),
+    "perseval": (0, 2, "", "row 1: the 'reference' cell is empty"),
+}
+
+
+@pytest.mark.browser
+def test_bad_input_shows_a_readable_error_in_the_browser(served, browser):
+    name, _app, url = served
+    row, col, text, message = BAD_EDITS[name]
+    page = browser.new_page(viewport={"width": 1280, "height": 1600})
+    try:
+        page.goto(url, wait_until="networkidle")
+        cell(page, "inputs", row, col).dblclick()
+        page.keyboard.press("Control+A")
+        page.keyboard.press("Backspace")
+        page.keyboard.type(text)
+        page.keyboard.press("Enter")
+        page.get_by_role("button", name="Compute").click()
+        toast = page.get_by_test_id("toast-text").filter(has_text=message)
+        toast.wait_for(timeout=60_000)
+        assert "Traceback" not in page.content()
+        assert page.locator("#result h3").count() == 0  # no partial result
+        page.wait_for_timeout(1000)  # the toast's fade-in, for the screenshot
+        assert toast.is_visible()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"space_{name}_error.png"))
+    finally:
+        page.close()
+
+
 # --- the built, self-contained Space ------------------------------------------------------------------------
 def test_built_space_runs_from_its_own_folder(tmp_path):
     """``scripts/build_spaces.py`` output: the app runs from the folder alone, with the vendored library."""

@@ -99,7 +99,7 @@ def user_errors(fn: F) -> F:
         except USER_ERRORS as err:
             logger.info("input refused: %s", err)
             message = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
-            raise gr.Error(str(message), title="Input error", print_exception=False) from err
+            raise gr.Error(str(message), print_exception=False) from err
 
     return wrapper  # type: ignore[return-value]
 
