@@ -7,11 +7,12 @@ import pandas as pd
 
 from persona_metrics.app_support import (
     PERSONALIZATION_COLUMNS,
-    PERSONALIZATION_EXAMPLE,
-    card_markdown,
+    PERSONALIZATION_HOWTO,
     load_metric,
     personalization_breakdown,
     personalization_figure,
+    personalization_table,
+    results_section,
     table_columns,
     user_errors,
 )
@@ -51,41 +52,18 @@ def score(
 
 
 with gr.Blocks(title="DEGRESS") as demo:
-    gr.Markdown(
-        "# DEGRESS: does the summarizer respond to its readers?\nOne row per (document, reader): the document, "
-        "the reader's id, the reader's own reference summary and the model's summary for that reader. Documents "
-        "with equal text form one group; each needs at least two readers. Edit a cell and press **Compute**."
-    )
+    gr.Markdown("# DEGRESS: does the summarizer respond to its readers?\n" + PERSONALIZATION_HOWTO)
     with gr.Row():
         distance = gr.Dropdown(list(DISTANCES), value=DEFAULT_DISTANCE, label="Distance σ")
         p_acc_alpha = gr.Slider(0.0, 2.0, value=DEFAULT_P_ACC_ALPHA, step=0.05, label="P-Acc α (eq. 3)")
         p_acc_beta = gr.Slider(0.1, 5.0, value=DEFAULT_P_ACC_BETA, step=0.1, label="P-Acc β (eq. 3)")
-    table = gr.Dataframe(
-        value=pd.DataFrame(PERSONALIZATION_EXAMPLE, columns=PERSONALIZATION_COLUMNS),
-        headers=PERSONALIZATION_COLUMNS,
-        datatype=["str"] * 4,
-        column_count=(4, "fixed"),
-        column_widths=["40%", "12%", "24%", "24%"],
-        max_height=1000,
-        interactive=True,
-        wrap=True,
-        elem_id="inputs",
-        label="Summaries",
-    )
-    button = gr.Button("Compute", variant="primary")
-    result_text = gr.Markdown(elem_id="result")
-    breakdown = gr.Dataframe(
-        label="Per document (mean over its readers)", interactive=False, wrap=True, elem_id="breakdown"
-    )
-    figure = gr.Plot(label="Per-document DEGRESS")
-    numbers = gr.JSON(label="Scores (as returned by the metric)")
-    with gr.Accordion("Metric card", open=False):
-        gr.Markdown(card_markdown(__file__))
-    button.click(
+    table = personalization_table()
+    results_section(
+        __file__,
         score,
         [table, distance, p_acc_alpha, p_acc_beta],
-        [numbers, result_text, breakdown, figure],
-        api_name="score",
+        "Per document (mean over its readers)",
+        "Per-document DEGRESS",
     )
 
 if __name__ == "__main__":

@@ -7,11 +7,12 @@ import pandas as pd
 
 from persona_metrics.app_support import (
     PERSONALIZATION_COLUMNS,
-    PERSONALIZATION_EXAMPLE,
-    card_markdown,
+    PERSONALIZATION_HOWTO,
     load_metric,
     personalization_breakdown,
     personalization_figure,
+    personalization_table,
+    results_section,
     table_columns,
     user_errors,
 )
@@ -54,43 +55,20 @@ def score(
 
 
 with gr.Blocks(title="PerSEval") as demo:
-    gr.Markdown(
-        "# PerSEval: how personalized are the summaries?\nOne row per (document, reader): the document, the "
-        "reader's id, the reader's own reference summary and the model's summary for that reader. Documents with "
-        "equal text form one group; each needs at least two readers. Edit a cell and press **Compute**."
-    )
+    gr.Markdown("# PerSEval: how personalized are the summaries?\n" + PERSONALIZATION_HOWTO)
     with gr.Row():
         distance = gr.Dropdown(list(DISTANCES), value=DEFAULT_DISTANCE, label="Distance σ")
         beta = gr.Slider(0.1, 5.0, value=DEFAULT_BETA, step=0.1, label="β (EDP sigmoid, eq. 6)")
     with gr.Accordion("More PerSEval parameters", open=False), gr.Row():
         alpha = gr.Slider(0.5, 10.0, value=DEFAULT_ALPHA, step=0.5, label="α (EDP sigmoid, eq. 6)")
         gamma = gr.Slider(0.5, 10.0, value=DEFAULT_GAMMA, step=0.5, label="γ (ADP / ACP sigmoid, eqs. 4–5)")
-    table = gr.Dataframe(
-        value=pd.DataFrame(PERSONALIZATION_EXAMPLE, columns=PERSONALIZATION_COLUMNS),
-        headers=PERSONALIZATION_COLUMNS,
-        datatype=["str"] * 4,
-        column_count=(4, "fixed"),
-        column_widths=["40%", "12%", "24%", "24%"],
-        max_height=1000,
-        interactive=True,
-        wrap=True,
-        elem_id="inputs",
-        label="Summaries",
-    )
-    button = gr.Button("Compute", variant="primary")
-    result_text = gr.Markdown(elem_id="result")
-    breakdown = gr.Dataframe(
-        label="Per document (mean over its readers)", interactive=False, wrap=True, elem_id="breakdown"
-    )
-    figure = gr.Plot(label="Per-document DEGRESS and PerSEval")
-    numbers = gr.JSON(label="Scores (as returned by the metric)")
-    with gr.Accordion("Metric card", open=False):
-        gr.Markdown(card_markdown(__file__))
-    button.click(
+    table = personalization_table()
+    results_section(
+        __file__,
         score,
         [table, distance, beta, alpha, gamma],
-        [numbers, result_text, breakdown, figure],
-        api_name="score",
+        "Per document (mean over its readers)",
+        "Per-document DEGRESS and PerSEval",
     )
 
 if __name__ == "__main__":

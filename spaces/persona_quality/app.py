@@ -5,7 +5,15 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from persona_metrics.app_support import card_markdown, grouped_bars, load_metric, short, table_columns, user_errors
+from persona_metrics.app_support import (
+    grouped_bars,
+    input_table,
+    load_metric,
+    results_section,
+    short,
+    table_columns,
+    user_errors,
+)
 from persona_metrics.quality import CONTENT_WEIGHTS_WITHOUT_BLEURT, OVERALL_WEIGHTS, QUALITY_BANDS, quality_band
 from persona_metrics.style import BUILTIN_PERSONAS
 
@@ -82,28 +90,9 @@ with gr.Blocks(title="Persona quality") as demo:
             step=0.05,
             label="ROUGE-Lsum share of content (BERTScore = 1 − share)",
         )
-    table = gr.Dataframe(
-        value=pd.DataFrame(EXAMPLE, columns=COLUMNS),
-        headers=COLUMNS,
-        datatype=["str", "str"],
-        column_count=(2, "fixed"),
-        interactive=True,
-        wrap=True,
-        elem_id="inputs",
-        label="Summaries and their references",
-    )
-    button = gr.Button("Compute", variant="primary")
-    result_text = gr.Markdown(elem_id="result")
-    breakdown = gr.Dataframe(label="Per summary", interactive=False, wrap=True, elem_id="breakdown")
-    figure = gr.Plot(label="Score components per summary")
-    numbers = gr.JSON(label="Scores (as returned by the metric)")
-    with gr.Accordion("Metric card", open=False):
-        gr.Markdown(card_markdown(__file__))
-    button.click(
-        score,
-        [table, persona, content_weight, rouge_share],
-        [numbers, result_text, breakdown, figure],
-        api_name="score",
+    table = input_table(EXAMPLE, COLUMNS, "Summaries and their references")
+    results_section(
+        __file__, score, [table, persona, content_weight, rouge_share], "Per summary", "Score components per summary"
     )
 
 if __name__ == "__main__":

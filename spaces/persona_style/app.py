@@ -5,7 +5,15 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from persona_metrics.app_support import card_markdown, grouped_bars, load_metric, short, table_columns, user_errors
+from persona_metrics.app_support import (
+    grouped_bars,
+    input_table,
+    load_metric,
+    results_section,
+    short,
+    table_columns,
+    user_errors,
+)
 from persona_metrics.style import BUILTIN_PERSONAS, STYLE_BANDS, style_band
 
 metric = load_metric(__file__, "persona_style")
@@ -63,24 +71,14 @@ with gr.Blocks(title="Persona style fidelity") as demo:
     )
     with gr.Row():
         persona = gr.Dropdown(list(BUILTIN_PERSONAS), value="formal_analyst", label="Target persona")
-    table = gr.Dataframe(
-        value=pd.DataFrame(EXAMPLE, columns=COLUMNS),
-        headers=COLUMNS,
-        datatype=["str"],
-        column_count=(1, "fixed"),
-        interactive=True,
-        wrap=True,
-        elem_id="inputs",
-        label="Summaries",
+    table = input_table(EXAMPLE, COLUMNS, "Summaries")
+    results_section(
+        __file__,
+        score,
+        [table, persona],
+        "Per summary",
+        "Style features against the persona centroid (first four summaries)",
     )
-    button = gr.Button("Compute", variant="primary")
-    result_text = gr.Markdown(elem_id="result")
-    breakdown = gr.Dataframe(label="Per summary", interactive=False, wrap=True, elem_id="breakdown")
-    figure = gr.Plot(label="Style features against the persona centroid (first four summaries)")
-    numbers = gr.JSON(label="Scores (as returned by the metric)")
-    with gr.Accordion("Metric card", open=False):
-        gr.Markdown(card_markdown(__file__))
-    button.click(score, [table, persona], [numbers, result_text, breakdown, figure], api_name="score")
 
 if __name__ == "__main__":
     demo.launch()

@@ -104,6 +104,45 @@ def user_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def input_table(rows: Sequence[Sequence[str]], columns: Sequence[str], label: str, **options: Any) -> Any:
+    """The editable input table (``elem_id="inputs"``), prefilled with ``rows``; ``options`` go to gr.Dataframe."""
+    import gradio as gr
+    import pandas as pd
+
+    return gr.Dataframe(
+        value=pd.DataFrame([list(r) for r in rows], columns=list(columns)),
+        headers=list(columns),
+        datatype=["str"] * len(columns),
+        column_count=len(columns),
+        interactive=True,
+        wrap=True,
+        elem_id="inputs",
+        label=label,
+        **options,
+    )
+
+
+def results_section(
+    app_file: str | Path, score: Callable[..., Any], inputs: list[Any], breakdown: str, picture: str
+) -> None:
+    """The Compute button (``api_name="score"``) and what it fills, in a ``gr.Blocks`` context.
+
+    ``score(*inputs)`` returns ``(numbers, interpretation markdown, breakdown table, matplotlib figure)``; they
+    are shown as the interpretation (``elem_id="result"``), the breakdown table (``elem_id="breakdown"``,
+    labelled ``breakdown``), the picture (labelled ``picture``) and the raw numbers, followed by the metric card.
+    """
+    import gradio as gr
+
+    button = gr.Button("Compute", variant="primary")
+    text = gr.Markdown(elem_id="result")
+    table = gr.Dataframe(label=breakdown, interactive=False, wrap=True, elem_id="breakdown")
+    figure = gr.Plot(label=picture)
+    numbers = gr.JSON(label="Scores (as returned by the metric)")
+    with gr.Accordion("Metric card", open=False):
+        gr.Markdown(card_markdown(app_file))
+    button.click(score, inputs, [numbers, text, table, figure], api_name="score")
+
+
 def short(text: str, width: int = 48) -> str:
     """A one-line label: the first ``width`` characters of ``text``."""
     text = " ".join(text.split())
@@ -171,6 +210,25 @@ PERSONALIZATION_EXAMPLE: list[list[str]] = [
     [_DOCS[2], "customer", "Denver-Lisbon flights from $499 start in May",
      "Coastal Air adds daily Denver-Lisbon flights from May"],
 ]  # fmt: skip
+
+
+#: How to fill the personalization apps' table (shown under their titles).
+PERSONALIZATION_HOWTO = (
+    "One row per (document, reader): the document, the reader's id, the reader's own reference summary and the "
+    "model's summary for that reader. Documents with equal text form one group; each needs at least two readers. "
+    "Edit a cell and press **Compute**."
+)
+
+
+def personalization_table() -> Any:
+    """The input table of the personalization apps, prefilled with :data:`PERSONALIZATION_EXAMPLE`."""
+    return input_table(
+        PERSONALIZATION_EXAMPLE,
+        PERSONALIZATION_COLUMNS,
+        "Summaries",
+        column_widths=["40%", "12%", "24%", "24%"],
+        max_height=1000,
+    )
 
 
 def personalization_breakdown(columns: dict[str, list[str]], per_summary: dict[str, list[float | None]]) -> Any:
