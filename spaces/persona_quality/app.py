@@ -90,7 +90,7 @@ with gr.Blocks(title="Persona quality") as demo:
             step=0.05,
             label="ROUGE-Lsum share of content (BERTScore = 1 − share)",
         )
-    table = input_table(EXAMPLE, COLUMNS, "Summaries and their references")
+    table = input_table(EXAMPLE, COLUMNS, "Summaries and their references", column_widths=["50%", "50%"])
     results_section(
         __file__, score, [table, persona, content_weight, rouge_share], "Per summary", "Score components per summary"
     )
