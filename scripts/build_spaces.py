@@ -17,8 +17,11 @@ import shutil
 import sys
 from pathlib import Path
 
+from packaging.requirements import Requirement  # a dependency of evaluate
+
+from persona_metrics import METRICS
+
 ROOT = Path(__file__).resolve().parents[1]
-NAMES = ("persona_style", "persona_quality", "degress", "perseval")
 LIBRARY = "persona-metrics"
 
 
@@ -32,10 +35,7 @@ def setup_metadata() -> tuple[str, list[str]]:
 
 def requirement_name(line: str) -> str:
     """The distribution name of a requirement line (``evaluate==0.4.6`` → ``evaluate``)."""
-    for i, ch in enumerate(line):
-        if not (ch.isalnum() or ch in "-_."):
-            return line[:i].lower()
-    return line.lower()
+    return Requirement(line).name.lower()
 
 
 def space_requirements(space_file: Path, library_requires: list[str]) -> str:
@@ -77,7 +77,7 @@ def build_space(name: str, out: Path, version: str, library_requires: list[str])
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="output folder (one sub-folder per Space)")
-    parser.add_argument("--only", nargs="+", choices=NAMES, default=list(NAMES), help="build only these Spaces")
+    parser.add_argument("--only", nargs="+", choices=METRICS, default=list(METRICS), help="build only these Spaces")
     args = parser.parse_args(argv)
     version, requires = setup_metadata()
     for name in args.only:

@@ -19,6 +19,7 @@ from types import ModuleType
 import pandas as pd
 import pytest
 
+from persona_metrics import METRICS
 from persona_metrics.app_support import PERSONALIZATION_COLUMNS, PERSONALIZATION_EXAMPLE, table_columns
 from persona_metrics.personalization import score_personalization
 from persona_metrics.quality import score_quality
@@ -28,7 +29,6 @@ gradio_client = pytest.importorskip("gradio_client", reason="the demo extra (gra
 
 ROOT = Path(__file__).resolve().parents[1]
 SPACES = ROOT / "spaces"
-NAMES = ("persona_style", "persona_quality", "degress", "perseval")
 ARTIFACTS = Path(os.environ.get("PERSONA_METRICS_TEST_ARTIFACTS", ROOT / "test-artifacts"))
 CHROMIUM = os.environ.get("PERSONA_METRICS_CHROMIUM", "/usr/bin/chromium")
 # The flags the machine's notes give for Chromium on a closed network (no background connections, no sandbox as root).
@@ -65,7 +65,7 @@ def import_app(name: str) -> ModuleType:
     return module
 
 
-@pytest.fixture(scope="module", params=NAMES)
+@pytest.fixture(scope="module", params=METRICS)
 def served(request):
     """(name, app module, URL) of one Space app launched on 127.0.0.1."""
     name = request.param
@@ -311,7 +311,7 @@ def test_built_space_runs_from_its_own_folder(tmp_path):
     """``scripts/build_spaces.py`` output: the app runs from the folder alone, with the vendored library."""
     out = tmp_path / "spaces"
     subprocess.run([sys.executable, str(ROOT / "scripts" / "build_spaces.py"), str(out)], check=True)
-    for name in NAMES:
+    for name in METRICS:
         folder = out / name
         assert sorted(p.name for p in folder.iterdir()) == sorted(
             [

@@ -6,14 +6,12 @@ import gradio as gr
 import pandas as pd
 
 from persona_metrics.app_support import (
-    PERSONALIZATION_COLUMNS,
     PERSONALIZATION_HOWTO,
     load_metric,
-    personalization_breakdown,
     personalization_figure,
     personalization_table,
     results_section,
-    table_columns,
+    score_personalization_table,
     user_errors,
 )
 from persona_metrics.distances import DEFAULT_DISTANCE, DISTANCES
@@ -27,17 +25,9 @@ def score(
     table: pd.DataFrame, distance: str, p_acc_alpha: float, p_acc_beta: float
 ) -> tuple[dict, str, pd.DataFrame, object]:
     """DEGRESS, EGISES and P-Accuracy of the table's summaries (one row per document and user)."""
-    cols = table_columns(table, PERSONALIZATION_COLUMNS, allow_blank=("prediction",))
-    out = metric.compute(
-        predictions=cols["prediction"],
-        references=cols["reference"],
-        documents=cols["document"],
-        distance=distance,
-        p_acc_alpha=p_acc_alpha,
-        p_acc_beta=p_acc_beta,
-        return_per_summary=True,
+    out, breakdown = score_personalization_table(
+        metric, table, ("degress",), distance=distance, p_acc_alpha=p_acc_alpha, p_acc_beta=p_acc_beta
     )
-    per_summary = out.pop("per_summary")
     summary = (
         f"### DEGRESS {out['degress']:.4f} · EGISES {out['egises']:.4f} · P-Accuracy {out['p_accuracy']:.4f}\n"
         "DEGRESS (0–1, higher is better) measures whether the summaries for different readers of one document "
@@ -46,7 +36,6 @@ def score(
         f"with EGISES. {out['num_documents']} document(s) scored, {out['num_excluded_documents']} excluded (one "
         "reference). Accuracy is not in DEGRESS: see PerSEval for the penalised score."
     )
-    breakdown = personalization_breakdown(cols, per_summary)
     figure = personalization_figure(breakdown, ("degress",))
     return out, summary, breakdown, figure
 

@@ -6,14 +6,12 @@ import gradio as gr
 import pandas as pd
 
 from persona_metrics.app_support import (
-    PERSONALIZATION_COLUMNS,
     PERSONALIZATION_HOWTO,
     load_metric,
-    personalization_breakdown,
     personalization_figure,
     personalization_table,
     results_section,
-    table_columns,
+    score_personalization_table,
     user_errors,
 )
 from persona_metrics.distances import DEFAULT_DISTANCE, DISTANCES
@@ -29,18 +27,9 @@ def score(
     table: pd.DataFrame, distance: str, beta: float, alpha: float, gamma: float
 ) -> tuple[dict, str, pd.DataFrame, object]:
     """PerSEval of the table's summaries (one row per document and user)."""
-    cols = table_columns(table, PERSONALIZATION_COLUMNS, allow_blank=("prediction",))
-    out = metric.compute(
-        predictions=cols["prediction"],
-        references=cols["reference"],
-        documents=cols["document"],
-        distance=distance,
-        beta=beta,
-        alpha=alpha,
-        gamma=gamma,
-        return_per_summary=True,
+    out, breakdown = score_personalization_table(
+        metric, table, SCORES, distance=distance, beta=beta, alpha=alpha, gamma=gamma
     )
-    per_summary = out.pop("per_summary")
     summary = (
         f"### PerSEval {out['perseval']:.4f} · DEGRESS {out['degress']:.4f} · EDP {out['edp']:.4f}\n"
         f"DEGRESS (0–1, higher is better) measures how far the summaries follow their readers' differences; "
@@ -49,7 +38,6 @@ def score(
         f"A PerSEval far below DEGRESS means a responsive but inaccurate model. "
         f"{out['num_documents']} document(s) scored, {out['num_excluded_documents']} excluded (one reference)."
     )
-    breakdown = personalization_breakdown(cols, {k: per_summary[k] for k in SCORES})
     figure = personalization_figure(breakdown, SCORES[:2])
     return out, summary, breakdown, figure
 

@@ -231,7 +231,28 @@ def personalization_table() -> Any:
     )
 
 
-def personalization_breakdown(columns: dict[str, list[str]], per_summary: dict[str, list[float | None]]) -> Any:
+def score_personalization_table(metric: Any, table: Any, scores: Sequence[str], **options: Any) -> tuple[dict, Any]:
+    """Run ``degress`` / ``perseval`` on the input table: its numbers and the per-document ``scores`` table.
+
+    Args:
+        metric: the loaded evaluate module.
+        table: the input table (:data:`PERSONALIZATION_COLUMNS`; an empty prediction is valid input).
+        scores: per-summary scores of the metric to break down by document, in column order.
+        **options: the metric's keyword options (``distance``, ``beta`` ...).
+    """
+    columns = table_columns(table, PERSONALIZATION_COLUMNS, allow_blank=("prediction",))
+    out = metric.compute(
+        predictions=columns["prediction"],
+        references=columns["reference"],
+        documents=columns["document"],
+        return_per_summary=True,
+        **options,
+    )
+    per_summary = out.pop("per_summary")
+    return out, _personalization_breakdown(columns, {name: per_summary[name] for name in scores})
+
+
+def _personalization_breakdown(columns: dict[str, list[str]], per_summary: dict[str, list[float | None]]) -> Any:
     """Per-document table: users, and the mean over the document's users of each per-summary score.
 
     The metric's system score is the mean over documents of these per-document means (PerSEval paper, eq. 2
@@ -251,7 +272,7 @@ def personalization_breakdown(columns: dict[str, list[str]], per_summary: dict[s
 
 
 def personalization_figure(breakdown: Any, scores: Sequence[str]) -> Any:
-    """Grouped bars of the per-document ``scores`` columns of :func:`personalization_breakdown`."""
+    """Grouped bars of the per-document ``scores`` columns of :func:`score_personalization_table`."""
     scored = breakdown[breakdown[scores[0]].map(lambda v: not isinstance(v, str))]
     return grouped_bars(
         list(scored["doc"]), {name: list(scored[name]) for name in scores}, "score (mean over the document's users)"

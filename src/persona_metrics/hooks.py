@@ -224,8 +224,6 @@ def _load(name: str) -> Any:
 
 def _input_names(module: Any) -> list[str]:
     """The metric's input features (``predictions``, ``references``, ``personas`` ...), in order."""
-    if hasattr(module, "_feature_names"):
-        return list(module._feature_names())
     features = module.features
     if isinstance(features, list):
         features = features[0]
