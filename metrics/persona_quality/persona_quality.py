@@ -34,6 +34,8 @@ Args:
     content_weights (`dict`, optional): weights of "rougeLsum", "bertscore" (and "bleurt"), summing to 1.
     overall_weights (`dict`, optional): weights of "content" and "style", summing to 1.
     persona_samples (`dict`, optional), persona_dir (`str`, optional): extra or overriding personas.
+    style_method (`str`): style similarity method, "jsd" (default, the methodology) or "zscore" (see the
+        persona_style card).
     return_per_item (`bool`): add per-item lists of every component and the interpretation band.
     return_signature (`bool`): add the config signature string.
 Returns:
@@ -83,6 +85,7 @@ class PersonaQuality(ValidatedTextInputs, evaluate.Metric):
         overall_weights=None,
         persona_samples=None,
         persona_dir=None,
+        style_method="jsd",
         return_per_item=False,
         return_signature=False,
     ):
@@ -96,6 +99,7 @@ class PersonaQuality(ValidatedTextInputs, evaluate.Metric):
             overall_weights=overall_weights,
             persona_samples=persona_samples,
             persona_dir=persona_dir,
+            style_method=style_method,
         )
         out = {**result.means(), "bertscore_rescaled": int(bool(rescale))}
         if return_per_item:

@@ -25,6 +25,9 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions (`list` of `str`): summaries to score; each must contain at least one word.
     personas (`list` of `str`): the target persona of each summary.
+    method (`str`): "jsd" (default, the methodology: 1 - Jensen-Shannon divergence) or "zscore" (the
+        project's extension: a Gaussian kernel of the distance in pooled-sample standard deviations, which
+        spreads scores over [0, 1]; see the card).
     persona_samples (`dict`, optional): extra or overriding personas, `{name: [sample texts]}`.
     persona_dir (`str`, optional): a directory of `{persona}.txt` files (samples separated by `---` lines).
     return_features (`bool`): add `features`: per item `{feature: [summary value, centroid value]}`.
@@ -65,6 +68,7 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
         self,
         predictions,
         personas,
+        method="jsd",
         persona_samples=None,
         persona_dir=None,
         return_features=False,
@@ -73,6 +77,7 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
         result = score_style(
             predictions,
             personas,
+            method=method,
             persona_samples=persona_samples,
             persona_dir=persona_dir,
             return_features=return_features,

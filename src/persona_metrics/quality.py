@@ -312,6 +312,7 @@ def score_quality(
     persona_samples: Mapping[str, Sequence[str]] | None = None,
     persona_dir: str | Path | None = None,
     centroid_cache: str | Path | None = None,
+    style_method: str = "jsd",
 ) -> QualityResult:
     """Overall persona quality: ``0.70 × content_quality + 0.30 × style_similarity`` (weights configurable).
 
@@ -326,6 +327,7 @@ def score_quality(
         persona_samples: extra or overriding personas (see :func:`persona_metrics.style.score_style`).
         persona_dir: a directory of ``{persona}.txt`` persona samples.
         centroid_cache: centroid JSON path.
+        style_method: the style similarity method (:data:`persona_metrics.style.STYLE_METHODS`).
 
     Raises:
         TypeError / ValueError: bad inputs, unknown personas or weights that do not sum to 1 (named).
@@ -336,7 +338,12 @@ def score_quality(
     if overall_weights is not None:  # fail before any model work
         check_weights(overall_weights, ("content", "style"), "overall_weights")
     style = score_style(
-        predictions, personas, persona_samples=persona_samples, persona_dir=persona_dir, centroid_cache=centroid_cache
+        predictions,
+        personas,
+        method=style_method,
+        persona_samples=persona_samples,
+        persona_dir=persona_dir,
+        centroid_cache=centroid_cache,
     )
     content = score_content(
         predictions, references, bertscore=bertscore, bleurt_checkpoint=bleurt_checkpoint, weights=content_weights

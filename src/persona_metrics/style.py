@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import os
 import tempfile
@@ -23,8 +24,10 @@ import numpy as np
 from scipy.special import rel_entr
 
 from persona_metrics.resources import cache_dir
-from persona_metrics.stylometry import FEATURE_SET_VERSION, STYLE_FEATURES, feature_vector
+from persona_metrics.stylometry import FEATURE_SET_VERSION, STYLE_FEATURES, feature_vector, raw_features
 from persona_metrics.validation import check_text_fields
+
+logger = logging.getLogger(__name__)
 
 #: The shipped personas (``persona_metrics/personas/<name>.txt``).
 BUILTIN_PERSONAS: tuple[str, ...] = ("enthusiast", "formal_analyst", "journalist")
@@ -37,6 +40,40 @@ STYLE_BANDS: tuple[tuple[float, str], ...] = (
     (0.70, "Acceptable"),
     (-math.inf, "Poor"),
 )
+
+
+#: Similarity methods. ``jsd``: the methodology's 1 − Jensen-Shannon divergence of the normalised features
+#: treated as distributions ("Style Similarity Calculation"). ``zscore``: this project's extension, a Gaussian
+#: kernel of the distance in units of the pooled sample spread (``zscore_similarity``; see the card).
+STYLE_METHODS: tuple[str, ...] = ("jsd", "zscore")
+#: The methodology's method is the default.
+DEFAULT_STYLE_METHOD = "jsd"
+#: The feature ranges the methodology states per persona ("Example differences"), natural units, as
+#: ``(low, high)`` with ``None`` for an open end. Qualitative statements are read as: "no exclamations" = 0,
+#: "rare exclamations" = at most 0.2 per 100 words, "few questions" = at most 0.2 per 100 words.
+METHODOLOGY_RANGES: Mapping[str, Mapping[str, tuple[float | None, float | None]]] = {
+    "formal_analyst": {
+        "function_word_rate": (0.45, None),
+        "avg_sentence_length": (25.0, None),
+        "flesch_kincaid_grade": (14.0, None),
+        "exclamation_rate": (0.0, 0.0),
+        "question_rate": (0.0, 0.2),
+    },
+    "journalist": {
+        "function_word_rate": (0.40, 0.44),
+        "avg_sentence_length": (15.0, 20.0),
+        "flesch_kincaid_grade": (10.0, 12.0),
+        "exclamation_rate": (0.0, 0.2),
+    },
+    "enthusiast": {
+        "function_word_rate": (0.35, 0.40),
+        "flesch_kincaid_grade": (8.0, 10.0),
+        "exclamation_rate": (0.5, 2.0),
+    },
+}
+#: Pronoun use, which the methodology states only as an order: enthusiast "higher", analyst "moderate",
+#: journalist "low".
+PRONOUN_ORDER: tuple[str, ...] = ("enthusiast", "formal_analyst", "journalist")
 
 
 def style_band(similarity: float) -> str:
@@ -112,43 +149,118 @@ def default_centroid_path() -> Path:
     return cache_dir() / "persona_centroids.json"
 
 
+@dataclass(frozen=True)
+class StyleModel:
+    """What style similarity is measured against: one centroid per persona and the pooled feature spread.
+
+    Attributes:
+        centroids: ``{persona: mean normalised feature vector of its samples}``.
+        spread: per feature, the standard deviation of the normalised features over all personas' samples
+            pooled (the unit of the ``zscore`` method; not used by ``jsd``).
+    """
+
+    centroids: dict[str, np.ndarray]
+    spread: np.ndarray
+
+    def similarities(self, vector: np.ndarray, method: str = DEFAULT_STYLE_METHOD) -> dict[str, float]:
+        """Similarity of one feature vector to every centroid, by ``method`` (see :data:`STYLE_METHODS`)."""
+        if method == "jsd":
+            return {name: 1.0 - jensen_shannon(vector, c) for name, c in self.centroids.items()}
+        if not np.all(self.spread > 0):
+            flat = [f for f, s in zip(STYLE_FEATURES, self.spread, strict=True) if not s > 0]
+            raise ValueError(
+                f"method 'zscore' needs every feature to vary over the persona samples, but {flat} take one value "
+                "in all of them: add samples (or use method 'jsd')"
+            )
+        return {name: zscore_similarity(vector, c, self.spread) for name, c in self.centroids.items()}
+
+
+def zscore_similarity(vector: np.ndarray, centroid: np.ndarray, spread: np.ndarray) -> float:
+    """``exp(−½ · mean_k ((x_k − c_k) / s_k)²)``: a Gaussian kernel of the RMS standardised distance.
+
+    1 at the centroid, 0.61 at one pooled standard deviation (RMS over the features), 0.14 at two; in (0, 1].
+    """
+    z = (np.asarray(vector, dtype=np.float64) - centroid) / spread
+    return float(math.exp(-0.5 * float(np.mean(z * z))))
+
+
+def fit_style_model(vectors: Mapping[str, Sequence[np.ndarray]]) -> StyleModel:
+    """Centroids (mean per persona) and spread (population standard deviation of all vectors pooled)."""
+    centroids = {name: np.mean(np.asarray(vecs), axis=0) for name, vecs in vectors.items()}
+    pooled = np.asarray([v for vecs in vectors.values() for v in vecs])
+    return StyleModel(centroids, pooled.std(axis=0))
+
+
 @cache
-def _centroids_for(samples_json: str) -> dict[str, np.ndarray]:
-    """Centroids of JSON-encoded samples, memoised for the process."""
+def _model_for(samples_json: str) -> StyleModel:
+    """The style model of JSON-encoded samples, memoised for the process."""
     samples = json.loads(samples_json)
-    return {name: np.mean([feature_vector(t) for t in texts], axis=0) for name, texts in samples.items()}
+    return fit_style_model({name: [feature_vector(t) for t in texts] for name, texts in samples.items()})
 
 
-def build_centroids(
-    samples: Mapping[str, Sequence[str]], cache_path: str | Path | None = None
-) -> dict[str, np.ndarray]:
-    """Mean feature vector per persona, cached as JSON and rebuilt when the samples change.
+def _read_cached_model(path: Path, key: str, names: Sequence[str]) -> StyleModel | None:
+    """The model stored at ``path`` if it is for ``key`` and well-formed (every vector finite, right length)."""
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored.get("key") != key:
+            return None
+        if stored.get("features") != list(STYLE_FEATURES) or sorted(stored["centroids"]) != sorted(names):
+            raise ValueError("features or personas differ from the key's")
+        model = StyleModel(
+            {k: np.asarray(v, dtype=np.float64) for k, v in stored["centroids"].items()},
+            np.asarray(stored["spread"], dtype=np.float64),
+        )
+        for vec in (*model.centroids.values(), model.spread):
+            if vec.shape != (len(STYLE_FEATURES),) or not np.all(np.isfinite(vec)) or np.any(vec < 0):
+                raise ValueError("a vector is not 10 finite non-negative numbers")
+        if not all(np.sum(c) > 0 for c in model.centroids.values()):
+            raise ValueError("a centroid is zero")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
+        logger.warning("persona centroid cache %s is unusable (%s); rebuilding it", path, err)
+        return None
+    return model
 
-    The JSON file holds ``{"key": <samples hash>, "features": [...], "centroids": {name: [...]}}``; a file
-    with another key (other samples or feature version) is replaced.
+
+def build_centroids(samples: Mapping[str, Sequence[str]], cache_path: str | Path | None = None) -> StyleModel:
+    """Centroid per persona and pooled spread, cached as JSON and rebuilt when the samples change.
+
+    The JSON file holds ``{"key": <samples hash>, "features": [...], "centroids": {name: [...]},
+    "spread": [...]}``. A file with another key (other samples or feature version) is replaced; so is one whose
+    contents do not validate (wrong features or personas, non-finite, negative or zero vectors), with a warning.
     """
     key = samples_hash(samples)
     path = Path(cache_path) if cache_path is not None else default_centroid_path()
-    if path.is_file():
-        try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-            if stored.get("key") == key:
-                return {k: np.array(v) for k, v in stored["centroids"].items()}
-        except (json.JSONDecodeError, KeyError, TypeError):
-            pass  # unreadable cache: rebuilt and overwritten below
-    centroids = _centroids_for(json.dumps({k: list(v) for k, v in sorted(samples.items())}))
+    if path.is_dir():
+        raise IsADirectoryError(f"centroid_cache {path} is a directory; give a file path")
+    if path.exists():
+        cached = _read_cached_model(path, key, list(samples))
+        if cached is not None:
+            return cached
+    model = _model_for(json.dumps({k: list(v) for k, v in sorted(samples.items())}))
     record = {
         "key": key,
         "feature_set_version": FEATURE_SET_VERSION,
         "features": list(STYLE_FEATURES),
-        "centroids": {k: v.tolist() for k, v in centroids.items()},
+        "centroids": {k: v.tolist() for k, v in model.centroids.items()},
+        "spread": model.spread.tolist(),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".centroids-", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(record, f, indent=1)
     os.replace(tmp, path)
-    return dict(centroids)
+    return StyleModel(dict(model.centroids), model.spread)
+
+
+def check_style_method(method: object) -> str:
+    """``method`` if it is one of :data:`STYLE_METHODS`.
+
+    Raises:
+        ValueError: any other value (the allowed ones named).
+    """
+    if method not in STYLE_METHODS:
+        raise ValueError(f"method = {method!r} is not a style method; allowed: {list(STYLE_METHODS)}")
+    return str(method)
 
 
 # --- scoring ---------------------------------------------------------------------------------------------
@@ -157,11 +269,11 @@ class StyleResult:
     """Per-item style similarity to the target persona, and how it was made.
 
     Attributes:
-        scores: ``1 − JSD(summary, centroid)`` per item.
+        scores: similarity of each item to its target persona's centroid (``1 − JSD`` by default).
         personas: the target persona per item.
-        nearest: the persona whose centroid is closest to each item.
+        nearest: the persona whose centroid is most similar to each item.
         features: per item, ``{feature: (summary value, centroid value)}`` in normalised units, when asked for.
-        signature: feature-set version, divergence and the samples hash.
+        signature: feature-set version, method and the samples hash.
     """
 
     scores: np.ndarray
@@ -176,10 +288,25 @@ class StyleResult:
         return float(self.scores.mean())
 
 
+def _prediction_vectors(predictions: Sequence[str], field: str = "predictions") -> list[np.ndarray]:
+    vectors = []
+    for i, text in enumerate(predictions):
+        try:
+            vectors.append(feature_vector(text))
+        except ValueError as err:
+            raise ValueError(f"{field}[{i}]: {err}") from err
+    return vectors
+
+
+def _nearest(similarities: Mapping[str, float]) -> str:
+    return max(similarities, key=lambda k: similarities[k])
+
+
 def score_style(
     predictions: Sequence[str],
     personas: Sequence[str],
     *,
+    method: str = DEFAULT_STYLE_METHOD,
     persona_samples: Mapping[str, Sequence[str]] | None = None,
     persona_dir: str | Path | None = None,
     centroid_cache: str | Path | None = None,
@@ -190,6 +317,9 @@ def score_style(
     Args:
         predictions: summaries; each must contain at least one word (style is undefined for empty text).
         personas: target persona per item (a shipped persona or one given by the next two arguments).
+        method: ``"jsd"`` (default, the methodology: 1 − Jensen-Shannon divergence of the normalised features
+            treated as distributions) or ``"zscore"`` (this project's extension: a Gaussian kernel of the
+            distance in units of the pooled sample spread, see :func:`zscore_similarity`).
         persona_samples: extra or overriding personas, ``{name: [sample texts]}``.
         persona_dir: a directory of ``{persona}.txt`` files (samples separated by ``---`` lines).
         centroid_cache: centroid JSON path (default ``cache_dir()/persona_centroids.json``).
@@ -197,53 +327,158 @@ def score_style(
 
     Raises:
         TypeError: a non-string item (field and index named).
-        ValueError: an unknown persona (index and known personas named), mismatched lengths, or a prediction
-            without words (index named).
+        ValueError: an unknown persona or method (index and known values named), mismatched lengths, or a
+            prediction without words (index named).
     """
     check_text_fields(predictions=predictions, personas=personas)
+    check_style_method(method)
     samples = resolve_samples(persona_samples, persona_dir)
     for i, persona in enumerate(personas):
         if persona not in samples:
             raise ValueError(f"personas[{i}] = {persona!r} is not a known persona; known: {sorted(samples)}")
-    centroids = build_centroids(samples, centroid_cache)
+    vectors = _prediction_vectors(predictions)
+    model = build_centroids(samples, centroid_cache)
     scores, nearest, features = [], [], []
-    for i, (text, persona) in enumerate(zip(predictions, personas, strict=True)):
-        try:
-            vec = feature_vector(text)
-        except ValueError as err:
-            raise ValueError(f"predictions[{i}]: {err}") from err
-        divergences = {name: jensen_shannon(vec, c) for name, c in centroids.items()}
-        scores.append(1.0 - divergences[persona])
-        nearest.append(min(divergences, key=lambda k: divergences[k]))
+    for vec, persona in zip(vectors, personas, strict=True):
+        sims = model.similarities(vec, method)
+        scores.append(sims[persona])
+        nearest.append(_nearest(sims))
         if return_features:
-            features.append(
-                {n: (float(v), float(c)) for n, v, c in zip(STYLE_FEATURES, vec, centroids[persona], strict=True)}
-            )
+            centroid = model.centroids[persona]
+            features.append({n: (float(v), float(c)) for n, v, c in zip(STYLE_FEATURES, vec, centroid, strict=True)})
+    measure = "jsd:base2" if method == "jsd" else "zscore:gauss-rms"
     return StyleResult(
         scores=np.array(scores),
         personas=tuple(personas),
         nearest=tuple(nearest),
         features=tuple(features) if return_features else None,
-        signature=f"style|features:v{FEATURE_SET_VERSION}|jsd:base2|samples:{samples_hash(samples)[:12]}",
+        signature=f"style|features:v{FEATURE_SET_VERSION}|{measure}|samples:{samples_hash(samples)[:12]}",
     )
 
 
-def leave_one_out_accuracy(samples: Mapping[str, Sequence[str]]) -> dict[str, float]:
+# --- how well the personas are recognised ----------------------------------------------------------------
+@dataclass(frozen=True)
+class PersonaEvaluation:
+    """Nearest-centroid identification of labelled texts (rows: true persona, columns: centroid).
+
+    Attributes:
+        method: the similarity method.
+        personas: row order (the personas of the labelled texts).
+        centroids: column order (every persona of the samples).
+        confusion: ``confusion[i, j]`` = texts of ``personas[i]`` most similar to ``centroids[j]``.
+        similarity: ``similarity[i, j]`` = mean similarity of ``personas[i]``'s texts to ``centroids[j]``.
+        margin: per row, the mean over its texts of (similarity to the own centroid − the best other one);
+            positive when the texts are, on average, nearest to their own persona.
+    """
+
+    method: str
+    personas: tuple[str, ...]
+    centroids: tuple[str, ...]
+    confusion: np.ndarray
+    similarity: np.ndarray
+    margin: np.ndarray
+
+    @property
+    def per_persona_accuracy(self) -> dict[str, float]:
+        """Share of each persona's texts whose nearest centroid is their own."""
+        return {
+            p: float(self.confusion[i, self.centroids.index(p)] / self.confusion[i].sum())
+            for i, p in enumerate(self.personas)
+        }
+
+    @property
+    def accuracy(self) -> float:
+        """Share of all texts whose nearest centroid is their own persona's."""
+        hits = sum(self.confusion[i, self.centroids.index(p)] for i, p in enumerate(self.personas))
+        return float(hits / self.confusion.sum())
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain JSON-able numbers: accuracy, per-persona accuracy, confusion, similarity and margin tables."""
+        return {
+            "method": self.method,
+            "accuracy": self.accuracy,
+            "per_persona_accuracy": self.per_persona_accuracy,
+            "confusion": self._table(self.confusion.tolist()),
+            "similarity": self._table(self.similarity.tolist()),
+            "margin": dict(zip(self.personas, self.margin.tolist(), strict=True)),
+        }
+
+    def _table(self, rows: list[list[float]]) -> dict[str, dict[str, float]]:
+        return {p: dict(zip(self.centroids, row, strict=True)) for p, row in zip(self.personas, rows, strict=True)}
+
+
+def evaluate_personas(
+    samples: Mapping[str, Sequence[str]],
+    labelled: Mapping[str, Sequence[str]],
+    *,
+    method: str = DEFAULT_STYLE_METHOD,
+) -> PersonaEvaluation:
+    """How well centroids built from ``samples`` recognise the persona of held-out ``labelled`` texts.
+
+    Each labelled text is given the persona whose centroid is most similar (by ``method``); nothing of
+    ``labelled`` enters the centroids or the spread.
+
+    Args:
+        samples: ``{persona: [sample texts]}`` the centroids are built from (e.g. :func:`load_persona_samples`).
+        labelled: ``{persona: [texts]}`` with known personas (e.g. ``load_persona_samples("data/persona_heldout")``).
+        method: a style method (:data:`STYLE_METHODS`).
+
+    Raises:
+        ValueError: a labelled persona without samples, an empty list, a text without words (named), a bad method.
+    """
+    check_style_method(method)
+    for name, texts in labelled.items():
+        if name not in samples:
+            raise ValueError(f"labelled persona {name!r} has no samples; personas with samples: {sorted(samples)}")
+        if isinstance(texts, str) or not texts:
+            raise ValueError(f"labelled[{name!r}] must be a non-empty list of texts")
+        check_text_fields(**{f"labelled[{name!r}]": list(texts)})
+    personas = tuple(sorted(labelled))
+    vectors = {p: _prediction_vectors(labelled[p], f"labelled[{p!r}]") for p in personas}
+    model = _model_for(json.dumps({k: list(v) for k, v in sorted(samples.items())}))
+    centroids = tuple(sorted(model.centroids))
+    confusion = np.zeros((len(personas), len(centroids)), dtype=np.int64)
+    similarity = np.zeros((len(personas), len(centroids)))
+    margin = np.zeros(len(personas))
+    for i, persona in enumerate(personas):
+        for vec in vectors[persona]:
+            sims = model.similarities(vec, method)
+            confusion[i, centroids.index(_nearest(sims))] += 1
+            similarity[i] += [sims[c] for c in centroids]
+            margin[i] += sims[persona] - max(s for c, s in sims.items() if c != persona)
+        similarity[i] /= len(labelled[persona])
+        margin[i] /= len(labelled[persona])
+    return PersonaEvaluation(method, personas, centroids, confusion, similarity, margin)
+
+
+def leave_one_out_accuracy(
+    samples: Mapping[str, Sequence[str]], method: str = DEFAULT_STYLE_METHOD
+) -> dict[str, float]:
     """Leave-one-out nearest-centroid identification accuracy per persona (and ``"overall"``).
 
-    Each sample is assigned to the persona whose centroid, recomputed without that sample, is nearest by JSD.
+    Each sample is assigned to the persona whose centroid (and, for ``zscore``, spread), refitted without that
+    sample, is most similar. A persona with one sample cannot be left out of itself and is skipped as a row.
     """
+    check_style_method(method)
     vectors = {name: [feature_vector(t) for t in texts] for name, texts in samples.items()}
-    hits: dict[str, list[bool]] = {name: [] for name in samples}
-    for name, vecs in vectors.items():
-        for i, vec in enumerate(vecs):
-            centroids = {
-                other: np.mean([v for j, v in enumerate(ovecs) if other != name or j != i], axis=0)
-                for other, ovecs in vectors.items()
+    hits: dict[str, list[bool]] = {name: [] for name, vecs in vectors.items() if len(vecs) > 1}
+    for name in hits:
+        for i, vec in enumerate(vectors[name]):
+            rest = {
+                other: [v for j, v in enumerate(vecs) if other != name or j != i] for other, vecs in vectors.items()
             }
-            hits[name].append(min(centroids, key=lambda k: jensen_shannon(vec, centroids[k])) == name)
+            hits[name].append(_nearest(fit_style_model(rest).similarities(vec, method)) == name)
     out = {name: sum(h) / len(h) for name, h in hits.items()}
     out["overall"] = sum(sum(h) for h in hits.values()) / sum(len(h) for h in hits.values())
+    return out
+
+
+def sample_feature_means(samples: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
+    """Mean raw (natural-unit) features of each persona's texts, ``{persona: {feature: mean}}``."""
+    out = {}
+    for name, texts in samples.items():
+        feats = [raw_features(t) for t in texts]
+        out[name] = {f: float(np.mean([x[f] for x in feats])) for f in STYLE_FEATURES}
     return out
 
 
