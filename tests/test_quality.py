@@ -219,6 +219,15 @@ def test_module_matches_the_library() -> None:
     assert out["per_item"]["band"] == list(lib.bands)
 
 
+def test_style_method_reaches_the_style_component() -> None:
+    out = persona_metrics.load("persona_quality").compute(
+        predictions=PREDS, references=REFS, personas=PERSONAS, style_method="zscore", return_per_item=True
+    )
+    assert out["per_item"]["style_similarity"] == pytest.approx(
+        score_style(PREDS, PERSONAS, method="zscore").scores.tolist(), abs=1e-15
+    )
+
+
 def test_module_docstring_examples_run(registered_modules: str) -> None:
     from conftest import run_module_doctests
 

@@ -358,6 +358,14 @@ def test_module_matches_the_library(module) -> None:
     assert set(out["features"][0]) == set(json.loads(json.dumps(out["features"][0])))
 
 
+def test_module_zscore_method_matches_the_library(module) -> None:
+    out = module.compute(predictions=[NOTE, BLOG], personas=["journalist", "enthusiast"], method="zscore")
+    lib = score_style([NOTE, BLOG], ["journalist", "enthusiast"], method="zscore")
+    assert out["scores"] == pytest.approx(lib.scores.tolist(), abs=1e-15)
+    with pytest.raises(ValueError, match="method = 'cosine'"):
+        module.compute(predictions=[NOTE], personas=["journalist"], method="cosine")
+
+
 def test_module_bad_input_names_field_and_index(module) -> None:
     with pytest.raises(ValueError, match=r"personas\[0\]"):
         module.compute(predictions=[NOTE], personas=["   "])

@@ -36,10 +36,33 @@ def test_more_hand_counts(name: str) -> None:
     assert raw_features(TEXT2)[name] == pytest.approx(HAND2[name], abs=1e-12)
 
 
-def test_flesch_kincaid_is_textstat_called_directly() -> None:
+def test_flesch_kincaid_equals_textstat_where_the_sentence_definitions_agree() -> None:
+    """textstat called directly on the offline-recipe sentence pair (2 sentences, 19 words, 32 syllables: 7.99)."""
     import textstat
 
-    assert raw_features(TEXT)["flesch_kincaid_grade"] == textstat.flesch_kincaid_grade(TEXT)
+    text = "The quick brown fox jumps over the lazy dog. Readability formulas estimate how hard a passage is to understand."
+    assert raw_features(text)["flesch_kincaid_grade"] == pytest.approx(textstat.flesch_kincaid_grade(text), abs=1e-12)
+    assert raw_features(text)["flesch_kincaid_grade"] == pytest.approx(7.9887, abs=1e-4)
+
+
+# One Punkt sentence of 16 words; the decimal points and the thousands comma belong to numbers.
+DECIMALS = "Revenue rose 4.5 percent to 35.10 billion dollars on 1,200 new contracts, the company said Tuesday."
+# Syllables by hand (CMUdict): Re-ve-nue 3, rose 1, per-cent 2, to 1, bil-lion 2, dol-lars 2, on 1, new 1,
+# con-tracts 2, the 1, com-pa-ny 3, said 1, Tues-day 2 = 22, plus the three numbers as textstat counts them.
+HAND_DECIMALS = {"avg_sentence_length": 16.0, "period_rate": 100 / 16, "comma_rate": 100 / 16}
+
+
+@pytest.mark.parametrize("name", sorted(HAND_DECIMALS))
+def test_numbers_are_words_not_sentence_ends(name: str) -> None:
+    assert stylometry.words(DECIMALS)[2:6] == ["4.5", "percent", "to", "35.10"]
+    assert raw_features(DECIMALS)[name] == pytest.approx(HAND_DECIMALS[name], abs=1e-12)
+
+
+def test_flesch_kincaid_by_hand_on_a_sentence_with_numbers() -> None:
+    """Kincaid et al. (1975): 0.39 · 16/1 + 11.8 · syllables/16 − 15.59 (textstat would count 4 sentences)."""
+    n_syllables = 22 + sum(stylometry.syllables(n) for n in ("4.5", "35.10", "1,200"))
+    expected = 0.39 * 16 / 1 + 11.8 * n_syllables / 16 - 15.59
+    assert raw_features(DECIMALS)["flesch_kincaid_grade"] == pytest.approx(expected, abs=1e-12)
 
 
 def test_apostrophes_stay_inside_words() -> None:
@@ -67,3 +90,9 @@ def test_vector_is_raw_over_named_scales() -> None:
 def test_text_without_words_is_refused(text: object, error: type[Exception]) -> None:
     with pytest.raises(error, match="text"):
         raw_features(text)  # type: ignore[arg-type]
+
+
+def test_module_doctests() -> None:
+    import doctest
+
+    assert doctest.testmod(stylometry).failed == 0

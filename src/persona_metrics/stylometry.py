@@ -2,9 +2,15 @@
 
 Definitions used throughout:
 
-* **words**: maximal runs of letters/digits, with an internal apostrophe kept (``we're``, ``company's``);
+* **words**: a number with decimal or thousands separators (``4.5``, ``1,200``), or a maximal run of
+  letters/digits with an internal apostrophe kept (``we're``, ``company's``);
 * **sentences**: NLTK Punkt sentences (offline punkt_tab, :func:`persona_metrics.resources.sent_tokenize`);
-* rates "per 100 words" count the character in the raw text and divide by the word count.
+* rates "per 100 words" count the character in the raw text and divide by the word count; a period or comma
+  between two digits (``4.5``, ``1,200``) is part of a number, not punctuation, and is not counted;
+* **Flesch-Kincaid grade**: ``0.39 · words/sentences + 11.8 · syllables/words − 15.59`` (Kincaid et al. 1975)
+  on these words and sentences, syllables per word from textstat with CMUdict. (textstat's own grade splits
+  sentences at every period, so ``4.5`` or ``U.S.`` would end a sentence and lower the grade of financial
+  text by several grades.)
 
 :func:`raw_features` gives the human-readable values; :func:`feature_vector` divides each by a named scale
 so all ten live on comparable [0, ~1] ranges before they are treated as a distribution (the scales are the
@@ -13,6 +19,7 @@ only free choices; each has its reason next to it).
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -33,7 +40,7 @@ STYLE_FEATURES: tuple[str, ...] = (
     "avg_word_length",
 )
 #: Version of the feature definitions; part of every signature and of the centroid cache key.
-FEATURE_SET_VERSION = "1"
+FEATURE_SET_VERSION = "2"
 
 # Scales (raw value / scale → normalised value):
 #: 50 words is the long end of professional sentences (analysts average 25–35), so lengths map to ~[0, 1].
@@ -70,7 +77,10 @@ PRONOUNS: frozenset[str] = frozenset(
     """.split()
 )
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_WORD = re.compile(r"\d+(?:[.,]\d+)+|[^\W_]+(?:['’][^\W_]+)*")
+_IN_NUMBER = re.compile(r"(?<=\d)[.,](?=\d)")
+#: Flesch-Kincaid grade-level coefficients (Kincaid, Fishburne, Rogers & Chissom 1975, eq. for the grade).
+FK_SENTENCE_WEIGHT, FK_SYLLABLE_WEIGHT, FK_INTERCEPT = 0.39, 11.8, -15.59
 
 
 def words(text: str) -> list[str]:
@@ -86,12 +96,22 @@ def _check(text: object) -> str:
     return text
 
 
-def flesch_kincaid_grade(text: str) -> float:
-    """Flesch-Kincaid grade from textstat, syllables from CMUdict (pinned offline, see resources)."""
+@functools.lru_cache(maxsize=65536)
+def syllables(word: str) -> int:
+    """Syllables of one word: textstat's count, CMUdict first (pinned offline, see resources)."""
     import textstat
 
     ensure_cmudict()
-    return float(textstat.flesch_kincaid_grade(text))
+    return int(textstat.syllable_count(word))
+
+
+def flesch_kincaid_grade(n_words: int, n_sentences: int, n_syllables: int) -> float:
+    """Flesch-Kincaid grade level from the three counts (Kincaid et al. 1975).
+
+    >>> round(flesch_kincaid_grade(19, 2, 32), 2)  # "The quick brown fox ... to understand." (2 sentences)
+    7.99
+    """
+    return FK_SENTENCE_WEIGHT * n_words / n_sentences + FK_SYLLABLE_WEIGHT * n_syllables / n_words + FK_INTERCEPT
 
 
 def raw_features(text: str) -> dict[str, float]:
@@ -107,16 +127,17 @@ def raw_features(text: str) -> dict[str, float]:
     n = len(toks)
     n_sentences = max(1, len([s for s in sent_tokenize(text) if words(s)]))
     per100 = 100.0 / n
+    in_number = _IN_NUMBER.findall(text)
     return {
         "function_word_rate": sum(t in FUNCTION_WORDS for t in lower) / n,
         "avg_sentence_length": n / n_sentences,
         "type_token_ratio": len(set(lower)) / n,
-        "comma_rate": text.count(",") * per100,
-        "period_rate": text.count(".") * per100,
+        "comma_rate": (text.count(",") - in_number.count(",")) * per100,
+        "period_rate": (text.count(".") - in_number.count(".")) * per100,
         "exclamation_rate": text.count("!") * per100,
         "question_rate": text.count("?") * per100,
         "pronoun_rate": sum(t in PRONOUNS for t in lower) / n,
-        "flesch_kincaid_grade": flesch_kincaid_grade(text),
+        "flesch_kincaid_grade": flesch_kincaid_grade(n, n_sentences, sum(syllables(t) for t in lower)),
         "avg_word_length": sum(len(t) for t in toks) / n,
     }
 
