@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--heldout", type=Path, default=DEFAULT_HELDOUT, help="held-out {persona}.txt folder")
     parser.add_argument("--method", nargs="+", choices=STYLE_METHODS, default=list(STYLE_METHODS))
     parser.add_argument("--json", type=Path, default=None, help="also write the numbers as JSON here")
+    parser.add_argument("--plot", type=Path, default=None, help="also draw the similarity tables as a PNG here")
     args = parser.parse_args(argv)
     try:
         samples = load_persona_samples(args.samples)
@@ -114,8 +115,38 @@ def main(argv: list[str] | None = None) -> int:
     for result in results:
         print(evaluation_tables(result) + "\n")
     if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps([r.as_dict() for r in results], indent=1), encoding="utf-8")
+    if args.plot is not None:
+        plot(results, args.plot)
     return 0
+
+
+def plot(results: list[PersonaEvaluation], path: Path) -> None:
+    """One heat map per method: mean similarity of each persona's held-out texts (rows) to each centroid."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(results), figsize=(4.2 * len(results) + 2.2, 4.4), squeeze=False, sharey=True)
+    for ax, result in zip(axes[0], results, strict=True):
+        image = ax.imshow(result.similarity, cmap="viridis", vmin=0.0, vmax=1.0)
+        ax.set_xticks(range(len(result.centroids)), result.centroids, rotation=20)
+        ax.set_yticks(range(len(result.personas)), result.personas)
+        ax.set_xlabel("centroid")
+        for i, persona in enumerate(result.personas):
+            for j, centroid in enumerate(result.centroids):
+                value = result.similarity[i, j]
+                weight = "bold" if persona == centroid else "normal"
+                color = "black" if value > 0.6 else "white"
+                ax.text(j, i, f"{value:.3f}", ha="center", va="center", color=color, fontweight=weight)
+        ax.set_title(f"method {result.method}: accuracy {result.accuracy:.0%}")
+    axes[0][0].set_ylabel("held-out texts written as")
+    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label="mean style similarity (bold: own persona)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
 
 
 if __name__ == "__main__":

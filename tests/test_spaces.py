@@ -45,7 +45,7 @@ CHROMIUM_ARGS = [
 
 # The options each app's score endpoint takes after the table, at their defaults in the UI.
 OPTIONS = {
-    "persona_style": ("formal_analyst",),
+    "persona_style": ("formal_analyst", "jsd"),
     "persona_quality": ("journalist", 0.7, 0.4),
     "degress": ("rougeL", 0.5, 1.0),
     "perseval": ("rougeL", 1.7, 3.0, 4.0),
@@ -87,7 +87,7 @@ def example_columns(name: str, app: ModuleType) -> dict[str, list[str]]:
 def library_numbers(name: str, cols: dict[str, list[str]], options: tuple) -> dict[str, float]:
     """The headline numbers straight from the library (the independent source)."""
     if name == "persona_style":
-        result = score_style(cols["prediction"], [options[0]] * len(cols["prediction"]))
+        result = score_style(cols["prediction"], [options[0]] * len(cols["prediction"]), method=options[1])
         return {"style_similarity": result.mean}
     if name == "persona_quality":
         persona, content, rouge = options
@@ -349,8 +349,8 @@ def test_built_space_runs_from_its_own_folder(tmp_path):
                     raise
                 time.sleep(0.5)
         app = import_app("persona_style")
-        numbers, *_ = client.predict(api_table("persona_style", app), "formal_analyst", api_name="/score")
-        expected = library_numbers("persona_style", example_columns("persona_style", app), ("formal_analyst",))
+        numbers, *_ = client.predict(api_table("persona_style", app), *OPTIONS["persona_style"], api_name="/score")
+        expected = library_numbers("persona_style", example_columns("persona_style", app), OPTIONS["persona_style"])
         assert numbers["style_similarity"] == pytest.approx(expected["style_similarity"], rel=1e-12)
     finally:
         proc.terminate()

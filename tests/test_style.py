@@ -119,9 +119,9 @@ def test_sample_features_lie_in_the_methodology_ranges() -> None:
 
 # --- the zscore method, the style model and its cache ---------------------------------------------------------
 def test_zscore_similarity_by_hand() -> None:
-    # z = ((1 - 0) / 1, (2 - 0) / 2) = (1, 1); mean z² = 1; exp(-1/2) = 0.6065306597126334
-    assert zscore_similarity(np.array([1.0, 2.0]), np.zeros(2), np.array([1.0, 2.0])) == pytest.approx(
-        0.6065306597126334, abs=1e-15
+    # z = ((1 - 1) / 1, (4 - 0) / 2) = (0, 2); (exp(0) + exp(-2)) / 2 = (1 + 0.1353352832366127) / 2
+    assert zscore_similarity(np.array([1.0, 4.0]), np.array([1.0, 0.0]), np.array([1.0, 2.0])) == pytest.approx(
+        0.5676676416183064, abs=1e-15
     )
     assert zscore_similarity(np.array([3.0, 4.0]), np.array([3.0, 4.0]), np.ones(2)) == 1.0
 
@@ -240,7 +240,8 @@ def test_evaluate_personas_script(tmp_path: Path, capsys: pytest.CaptureFixture[
     spec = importlib.util.spec_from_file_location("evaluate_personas", path)
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    assert script.main(["--json", str(tmp_path / "out.json")]) == 0
+    assert script.main(["--json", str(tmp_path / "out.json"), "--plot", str(tmp_path / "sim.png")]) == 0
+    assert (tmp_path / "sim.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     out = capsys.readouterr().out
     stored = json.loads((tmp_path / "out.json").read_text())
     assert [r["method"] for r in stored] == list(STYLE_METHODS)

@@ -40,7 +40,10 @@ def test_flesch_kincaid_equals_textstat_where_the_sentence_definitions_agree() -
     """textstat called directly on the offline-recipe sentence pair (2 sentences, 19 words, 32 syllables: 7.99)."""
     import textstat
 
-    text = "The quick brown fox jumps over the lazy dog. Readability formulas estimate how hard a passage is to understand."
+    text = (
+        "The quick brown fox jumps over the lazy dog. Readability formulas estimate how hard a passage is to "
+        "understand."
+    )
     assert raw_features(text)["flesch_kincaid_grade"] == pytest.approx(textstat.flesch_kincaid_grade(text), abs=1e-12)
     assert raw_features(text)["flesch_kincaid_grade"] == pytest.approx(7.9887, abs=1e-4)
 

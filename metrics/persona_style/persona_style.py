@@ -26,8 +26,8 @@ Args:
     predictions (`list` of `str`): summaries to score; each must contain at least one word.
     personas (`list` of `str`): the target persona of each summary.
     method (`str`): "jsd" (default, the methodology: 1 - Jensen-Shannon divergence) or "zscore" (the
-        project's extension: a Gaussian kernel of the distance in pooled-sample standard deviations, which
-        spreads scores over [0, 1]; see the card).
+        project's extension: per-feature agreement exp(-z^2/2), z in standard deviations of the pooled persona
+        samples, averaged over the 10 features; spreads scores over [0, 1]; see the card).
     persona_samples (`dict`, optional): extra or overriding personas, `{name: [sample texts]}`.
     persona_dir (`str`, optional): a directory of `{persona}.txt` files (samples separated by `---` lines).
     return_features (`bool`): add `features`: per item `{feature: [summary value, centroid value]}`.

@@ -14,7 +14,7 @@ from persona_metrics.app_support import (
     table_columns,
     user_errors,
 )
-from persona_metrics.style import BUILTIN_PERSONAS, STYLE_BANDS, style_band
+from persona_metrics.style import BUILTIN_PERSONAS, DEFAULT_STYLE_METHOD, STYLE_BANDS, STYLE_METHODS, style_band
 
 metric = load_metric(__file__, "persona_style")
 
@@ -35,18 +35,31 @@ EXAMPLE = [
 ]
 
 
+METHOD_TEXT = {
+    "jsd": "1 − Jensen-Shannon divergence between the summary's 10 stylometric features and the persona's centroid "
+    "(the methodology)",
+    "zscore": "mean over the 10 features of exp(−z²/2), z = the summary's distance from the persona's centroid in "
+    "standard deviations of the pooled persona samples (this project's extension; spreads scores over [0, 1])",
+}
+
+
 @user_errors
-def score(table: pd.DataFrame, persona: str) -> tuple[dict, str, pd.DataFrame, object]:
-    """Style similarity of every summary in the table to ``persona``."""
+def score(table: pd.DataFrame, persona: str, method: str) -> tuple[dict, str, pd.DataFrame, object]:
+    """Style similarity of every summary in the table to ``persona``, by ``method``."""
     predictions = table_columns(table, COLUMNS)["prediction"]
     out = metric.compute(
-        predictions=predictions, personas=[persona] * len(predictions), return_features=True, return_nearest=True
+        predictions=predictions,
+        personas=[persona] * len(predictions),
+        method=method,
+        return_features=True,
+        return_nearest=True,
     )
     mean = out["style_similarity"]
     summary = (
         f"### Style similarity to **{persona}**: {mean:.4f} ({style_band(mean)})\n"
-        "1 − Jensen-Shannon divergence between the summary's 10 stylometric features and the persona's centroid; "
-        "bands: " + ", ".join(f"{label} ≥ {bound:.2f}" for bound, label in STYLE_BANDS if bound > 0) + "."
+        f"{METHOD_TEXT[method]}; bands: "
+        + ", ".join(f"{label} ≥ {bound:.2f}" for bound, label in STYLE_BANDS if bound > 0)
+        + "."
     )
     breakdown = pd.DataFrame(
         {
@@ -71,11 +84,12 @@ with gr.Blocks(title="Persona style fidelity") as demo:
     )
     with gr.Row():
         persona = gr.Dropdown(list(BUILTIN_PERSONAS), value="formal_analyst", label="Target persona")
+        method = gr.Dropdown(list(STYLE_METHODS), value=DEFAULT_STYLE_METHOD, label="Similarity method")
     table = input_table(EXAMPLE, COLUMNS, "Summaries")
     results_section(
         __file__,
         score,
-        [table, persona],
+        [table, persona, method],
         "Per summary",
         "Style features against the persona centroid (first four summaries)",
     )

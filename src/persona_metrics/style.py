@@ -43,8 +43,8 @@ STYLE_BANDS: tuple[tuple[float, str], ...] = (
 
 
 #: Similarity methods. ``jsd``: the methodology's 1 − Jensen-Shannon divergence of the normalised features
-#: treated as distributions ("Style Similarity Calculation"). ``zscore``: this project's extension, a Gaussian
-#: kernel of the distance in units of the pooled sample spread (``zscore_similarity``; see the card).
+#: treated as distributions ("Style Similarity Calculation"). ``zscore``: this project's extension, per-feature
+#: Gaussian agreement in units of the pooled sample spread, averaged (``zscore_similarity``; see the card).
 STYLE_METHODS: tuple[str, ...] = ("jsd", "zscore")
 #: The methodology's method is the default.
 DEFAULT_STYLE_METHOD = "jsd"
@@ -176,12 +176,14 @@ class StyleModel:
 
 
 def zscore_similarity(vector: np.ndarray, centroid: np.ndarray, spread: np.ndarray) -> float:
-    """``exp(−½ · mean_k ((x_k − c_k) / s_k)²)``: a Gaussian kernel of the RMS standardised distance.
+    """``mean_k exp(−½ · ((x_k − c_k) / s_k)²)``: per-feature Gaussian agreement in pooled-spread units, averaged.
 
-    1 at the centroid, 0.61 at one pooled standard deviation (RMS over the features), 0.14 at two; in (0, 1].
+    Each feature contributes 1 at the centroid, 0.61 one pooled standard deviation away, 0.14 at two and ≈ 0
+    beyond three; the mean over the features is in [0, 1]. Averaging per feature keeps one extreme feature
+    (an exclamation mark in a 15-word summary is 7 per 100 words) from zeroing the whole score.
     """
     z = (np.asarray(vector, dtype=np.float64) - centroid) / spread
-    return float(math.exp(-0.5 * float(np.mean(z * z))))
+    return float(np.mean(np.exp(-0.5 * z * z)))
 
 
 def fit_style_model(vectors: Mapping[str, Sequence[np.ndarray]]) -> StyleModel:
@@ -318,8 +320,8 @@ def score_style(
         predictions: summaries; each must contain at least one word (style is undefined for empty text).
         personas: target persona per item (a shipped persona or one given by the next two arguments).
         method: ``"jsd"`` (default, the methodology: 1 − Jensen-Shannon divergence of the normalised features
-            treated as distributions) or ``"zscore"`` (this project's extension: a Gaussian kernel of the
-            distance in units of the pooled sample spread, see :func:`zscore_similarity`).
+            treated as distributions) or ``"zscore"`` (this project's extension: per-feature Gaussian agreement
+            in units of the pooled sample spread, averaged; see :func:`zscore_similarity`).
         persona_samples: extra or overriding personas, ``{name: [sample texts]}``.
         persona_dir: a directory of ``{persona}.txt`` files (samples separated by ``---`` lines).
         centroid_cache: centroid JSON path (default ``cache_dir()/persona_centroids.json``).
@@ -346,7 +348,7 @@ def score_style(
         if return_features:
             centroid = model.centroids[persona]
             features.append({n: (float(v), float(c)) for n, v, c in zip(STYLE_FEATURES, vec, centroid, strict=True)})
-    measure = "jsd:base2" if method == "jsd" else "zscore:gauss-rms"
+    measure = "jsd:base2" if method == "jsd" else "zscore:mean-gauss"
     return StyleResult(
         scores=np.array(scores),
         personas=tuple(personas),
