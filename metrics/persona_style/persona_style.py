@@ -9,16 +9,17 @@ from persona_metrics.style import score_style, style_band
 warn_if_stale("persona_style", __file__)
 
 _CITATION = """\
-persona-metrics: persona-aware summary quality assessment (style fidelity), methodology in
-reference/persona_quality_methodology.md of the project.
+persona-metrics: persona-aware summary quality assessment (style fidelity); the formulas, samples and
+held-out evaluation are described in the metric card.
 """
 
 _DESCRIPTION = """\
 Style fidelity compares 10 stylometric features of a summary (function-word rate, sentence length, type-token
 ratio, comma/period/exclamation/question rates, pronoun rate, Flesch-Kincaid grade, word length) with the
 centroid of a writing persona's sample texts. Both vectors are treated as distributions and compared by the
-Jensen-Shannon divergence (base 2): style_similarity = 1 - JSD, in [0, 1]. Shipped personas: formal_analyst,
-journalist, enthusiast; add your own with `persona_samples` or `persona_dir`.
+Jensen-Shannon divergence (base 2): style_similarity = 1 - JSD, in [0, 1] (the default, `method="jsd"`);
+`method="zscore"` measures each feature in standard deviations of the pooled persona samples instead. Shipped
+personas: formal_analyst, journalist, enthusiast; add your own with `persona_samples` or `persona_dir`.
 """
 
 _KWARGS_DESCRIPTION = """

@@ -1,9 +1,10 @@
-"""Persona centroids, style similarity (1 − Jensen-Shannon divergence), persona inference.
+"""Persona centroids, style similarity, persona recognition on held-out texts, persona inference.
 
-``reference/persona_quality_methodology.md``, "Style Fidelity Assessment": a summary's 10-feature vector
-(:mod:`persona_metrics.stylometry`) and the persona's centroid (mean vector of its sample texts) are each
-normalised to sum 1 and compared by the Jensen-Shannon divergence in base 2 (in [0, 1]);
-``style_similarity = 1 − JSD``.
+The persona-quality methodology, "Style Fidelity Assessment" (the persona_style card has the formulas and the
+measured figures): a summary's 10-feature vector (:mod:`persona_metrics.stylometry`) and the persona's centroid
+(mean vector of its sample texts) are each normalised to sum 1 and compared by the Jensen-Shannon divergence in
+base 2 (in [0, 1]); ``style_similarity = 1 − JSD`` (``method="jsd"``, the default). ``method="zscore"`` is this
+project's extension: per-feature Gaussian agreement in units of the pooled sample spread, averaged.
 """
 
 from __future__ import annotations

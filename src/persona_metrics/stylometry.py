@@ -1,4 +1,4 @@
-"""The 10 stylometric features of ``reference/persona_quality_methodology.md``, pure functions of a string.
+"""The 10 stylometric features of the persona-quality methodology (persona_style card), pure functions of text.
 
 Definitions used throughout:
 
