@@ -226,11 +226,22 @@ def test_evaluate_personas_against_score_style(tmp_path: Path) -> None:
         ({"pirate": [BLOG]}, "labelled persona 'pirate' has no samples"),
         ({"enthusiast": []}, r"labelled\['enthusiast'\] must be a non-empty list"),
         ({"enthusiast": [BLOG, "?!"]}, r"labelled\['enthusiast'\]\[1\]: text has no words"),
+        ({"enthusiast": [BLOG, " "]}, r"labelled\['enthusiast'\]\[1\] is empty"),
+        ({"enthusiast": [BLOG, 3]}, r"labelled\['enthusiast'\]\[1\] must be a string"),
     ],
 )
 def test_evaluate_personas_bad_input(labelled: dict, match: str) -> None:
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises((ValueError, TypeError), match=match):
         evaluate_personas({"enthusiast": [BLOG], "journalist": [NEWS]}, labelled)
+
+
+def test_a_wordless_sample_is_named() -> None:
+    with pytest.raises(ValueError, match=r"samples\['journalist'\]\[1\]: text has no words"):
+        evaluate_personas({"enthusiast": [BLOG], "journalist": [NEWS, "--"]}, {"enthusiast": [BLOG2]})
+    with pytest.raises(ValueError, match=r"samples\['journalist'\]\[1\]: text has no words"):
+        leave_one_out_accuracy({"enthusiast": [BLOG, BLOG2], "journalist": [NEWS, "--"]})
+    with pytest.raises(ValueError, match=r"samples\['pirate'\]\[0\]: text has no words"):
+        score_style([BLOG], ["pirate"], persona_samples={"pirate": ["!!"]})
 
 
 def test_evaluate_personas_script(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

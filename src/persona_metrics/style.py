@@ -194,11 +194,21 @@ def fit_style_model(vectors: Mapping[str, Sequence[np.ndarray]]) -> StyleModel:
     return StyleModel(centroids, pooled.std(axis=0))
 
 
+def _prediction_vectors(predictions: Sequence[str], field: str = "predictions") -> list[np.ndarray]:
+    vectors = []
+    for i, text in enumerate(predictions):
+        try:
+            vectors.append(feature_vector(text))
+        except ValueError as err:
+            raise ValueError(f"{field}[{i}]: {err}") from err
+    return vectors
+
+
 @cache
 def _model_for(samples_json: str) -> StyleModel:
     """The style model of JSON-encoded samples, memoised for the process."""
     samples = json.loads(samples_json)
-    return fit_style_model({name: [feature_vector(t) for t in texts] for name, texts in samples.items()})
+    return fit_style_model({name: _prediction_vectors(texts, f"samples[{name!r}]") for name, texts in samples.items()})
 
 
 def _read_cached_model(path: Path, key: str, names: Sequence[str]) -> StyleModel | None:
@@ -289,16 +299,6 @@ class StyleResult:
     def mean(self) -> float:
         """Mean style similarity."""
         return float(self.scores.mean())
-
-
-def _prediction_vectors(predictions: Sequence[str], field: str = "predictions") -> list[np.ndarray]:
-    vectors = []
-    for i, text in enumerate(predictions):
-        try:
-            vectors.append(feature_vector(text))
-        except ValueError as err:
-            raise ValueError(f"{field}[{i}]: {err}") from err
-    return vectors
 
 
 def _nearest(similarities: Mapping[str, float]) -> str:
@@ -410,6 +410,14 @@ class PersonaEvaluation:
         return {p: dict(zip(self.centroids, row, strict=True)) for p, row in zip(self.personas, rows, strict=True)}
 
 
+def _check_text_lists(field: str, texts_by_persona: Mapping[str, Sequence[str]]) -> None:
+    """Each value a non-empty list of non-empty strings (field, persona and index named)."""
+    for name, texts in texts_by_persona.items():
+        if isinstance(texts, str) or not isinstance(texts, Sequence) or not texts:
+            raise ValueError(f"{field}[{name!r}] must be a non-empty list of texts")
+        check_text_fields(**{f"{field}[{name!r}]": list(texts)})
+
+
 def evaluate_personas(
     samples: Mapping[str, Sequence[str]],
     labelled: Mapping[str, Sequence[str]],
@@ -430,12 +438,11 @@ def evaluate_personas(
         ValueError: a labelled persona without samples, an empty list, a text without words (named), a bad method.
     """
     check_style_method(method)
-    for name, texts in labelled.items():
+    _check_text_lists("samples", samples)
+    _check_text_lists("labelled", labelled)
+    for name in labelled:
         if name not in samples:
             raise ValueError(f"labelled persona {name!r} has no samples; personas with samples: {sorted(samples)}")
-        if isinstance(texts, str) or not texts:
-            raise ValueError(f"labelled[{name!r}] must be a non-empty list of texts")
-        check_text_fields(**{f"labelled[{name!r}]": list(texts)})
     personas = tuple(sorted(labelled))
     vectors = {p: _prediction_vectors(labelled[p], f"labelled[{p!r}]") for p in personas}
     model = _model_for(json.dumps({k: list(v) for k, v in sorted(samples.items())}))
@@ -463,7 +470,8 @@ def leave_one_out_accuracy(
     sample, is most similar. A persona with one sample cannot be left out of itself and is skipped as a row.
     """
     check_style_method(method)
-    vectors = {name: [feature_vector(t) for t in texts] for name, texts in samples.items()}
+    _check_text_lists("samples", samples)
+    vectors = {name: _prediction_vectors(texts, f"samples[{name!r}]") for name, texts in samples.items()}
     hits: dict[str, list[bool]] = {name: [] for name, vecs in vectors.items() if len(vecs) > 1}
     for name in hits:
         for i, vec in enumerate(vectors[name]):
