@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from persona_metrics.datasets.financial import read_article_dir, summary_items
-from persona_metrics.quality import score_quality
-from persona_metrics.style import score_style
+from persona_metrics.persona.quality import score_quality
+from persona_metrics.persona.style import score_style
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from persona_metrics.datasets.cnndm import lead3, load_cnndm, random3
-from persona_metrics.quality import score_quality
+from persona_metrics.persona.quality import score_quality
 
 PERSONA = "journalist"
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "cnndm_sample" / "test.jsonl"

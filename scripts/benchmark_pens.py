@@ -25,7 +25,7 @@ from tqdm import tqdm
 from persona_metrics.datasets.pens import BASELINES, baseline_predictions, load_pens, read_hyps, read_jsonl_predictions
 from persona_metrics.distances import DISTANCES
 from persona_metrics.personalization import DEFAULT_BETA, PersonalizationScorer
-from persona_metrics.stability import rank_disagreement, stability
+from persona_metrics.personalization.stability import rank_disagreement, stability
 
 
 def systems(ds, baselines: list[str], files: list[Path]) -> dict[str, list[str]]:

@@ -11,7 +11,7 @@ computes one from the text it ships (persona samples and data samples, all writt
    so partners are unrelated;
 3. for each layer 1..6: mean P, R, F over the pairs (no idf).
 
-Output: ``src/persona_metrics/baselines/bertscore_baseline_minilm.tsv`` (``LAYER,P,R,F``, bert_score's
+Output: ``src/persona_metrics/persona/baselines/bertscore_baseline_minilm.tsv`` (``LAYER,P,R,F``, bert_score's
 format; layers 1–6). Rerun after changing the shipped text; the file records the
 inputs' hash and the number of pairs in a sibling ``.json``.
 
@@ -34,7 +34,7 @@ from persona_metrics.distances import BertScore
 from persona_metrics.resources import sent_tokenize
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "src" / "persona_metrics" / "baselines" / "bertscore_baseline_minilm.tsv"
+OUT = ROOT / "src" / "persona_metrics" / "persona" / "baselines" / "bertscore_baseline_minilm.tsv"
 
 
 def source_texts(root: Path) -> list[tuple[str, str]]:

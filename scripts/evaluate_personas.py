@@ -3,12 +3,12 @@
 Prints, as markdown tables:
 
 1. the mean raw features of the persona samples next to the ranges the methodology states
-   (``persona_metrics.style.METHODOLOGY_RANGES``), each marked in range or not;
+   (``persona_metrics.persona.style.METHODOLOGY_RANGES``), each marked in range or not;
 2. for each similarity method: nearest-centroid accuracy on the held-out texts, the confusion matrix, the
    mean similarity of each persona's held-out texts to every centroid, and the mean margin (own centroid minus
    the best other one).
 
-The held-out texts are never used to build centroids or spreads (``persona_metrics.style.evaluate_personas``).
+The held-out texts are never used to build centroids or spreads (``persona_metrics.persona.style.evaluate_personas``).
 
     python scripts/evaluate_personas.py                          # shipped samples vs data/persona_heldout
     python scripts/evaluate_personas.py --samples DIR --heldout DIR --method jsd --json out.json
@@ -21,7 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-from persona_metrics.style import (
+from persona_metrics.persona.style import (
     METHODOLOGY_RANGES,
     STYLE_METHODS,
     PersonaEvaluation,
@@ -29,7 +29,7 @@ from persona_metrics.style import (
     load_persona_samples,
     sample_feature_means,
 )
-from persona_metrics.stylometry import STYLE_FEATURES
+from persona_metrics.persona.stylometry import STYLE_FEATURES
 
 DEFAULT_HELDOUT = Path(__file__).resolve().parent.parent / "data" / "persona_heldout"
 

@@ -24,7 +24,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from persona_metrics.datasets.financial import aggregate, read_article_dir, summary_items
-from persona_metrics.quality import BertScoreConfig, score_quality
+from persona_metrics.persona.quality import BertScoreConfig, score_quality
 
 COMPONENTS = ("overall_quality", "content_quality", "style_similarity", "rougeLsum", "bertscore_f1")
 

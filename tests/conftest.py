@@ -22,7 +22,7 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 
 from persona_metrics import PersonaMetricsWarning, register  # noqa: E402
-from persona_metrics.registry import metric_script  # noqa: E402
+from persona_metrics.integrations.registry import metric_script  # noqa: E402
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from persona_metrics.datasets.pens import baseline_predictions, load_pens, read_hyps, read_jsonl_predictions
-from persona_metrics.stability import rank_disagreement, stability
+from persona_metrics.personalization.stability import rank_disagreement, stability
 
 ROOT = Path(__file__).resolve().parents[1]
 

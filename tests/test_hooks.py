@@ -1,4 +1,4 @@
-"""persona_metrics.hooks: compute_metrics for Seq2SeqTrainer (whole-set and batch_eval_metrics streaming).
+"""persona_metrics.integrations.hooks: compute_metrics for Seq2SeqTrainer (whole-set and batch_eval_metrics streaming).
 
 A tiny randomly initialised T5 and a word-level tokenizer built here from the texts below (no hub download) are
 trained for a few steps; the metric values must appear in the Trainer's evaluation logs. Golden values come from
@@ -14,7 +14,7 @@ import pytest
 
 import persona_metrics
 from persona_metrics import PersonaMetricsWarning
-from persona_metrics.hooks import DEFAULT_COLUMNS, make_compute_metrics, numbers_only
+from persona_metrics.integrations.hooks import DEFAULT_COLUMNS, make_compute_metrics, numbers_only
 
 DOCS = {
     "harbor": "Harbor Foods raised its annual sales outlook on Tuesday after quarterly revenue rose 6% and the grocer "

@@ -17,8 +17,8 @@ import pytest
 
 import persona_metrics
 from persona_metrics import PersonaMetricsWarning
+from persona_metrics.integrations.registry import metric_script, modules_cache, register, script_hash
 from persona_metrics.personalization import score_personalization
-from persona_metrics.registry import metric_script, modules_cache, register, script_hash
 
 DOC = "Shares of Harbor Foods rose after the grocer raised its outlook and opened two stores."
 REFS = ["Harbor Foods lifts its outlook", "Two new Harbor Foods stores open", "Grocer shares climb on outlook"]
@@ -136,7 +136,15 @@ def test_docstring_examples_run(registered_modules: str, name: str) -> None:
     assert result.attempted > 3
 
 
-@pytest.mark.parametrize("module_name", ["persona_metrics.personalization", "persona_metrics.distances"])
+@pytest.mark.parametrize(
+    "module_name",
+    [
+        "persona_metrics.personalization.scorer",
+        "persona_metrics.personalization.params",
+        "persona_metrics.signature",
+        "persona_metrics.distances",
+    ],
+)
 def test_library_docstring_examples_run(module_name: str) -> None:
     result = doctest.testmod(importlib.import_module(module_name))
     assert result.failed == 0
@@ -145,7 +153,7 @@ def test_library_docstring_examples_run(module_name: str) -> None:
 
 def test_a_stale_registered_copy_warns(tmp_path: Path) -> None:
     """A cached module from another version warns until ``persona-metrics register`` is run again."""
-    from persona_metrics.registry import warn_if_stale
+    from persona_metrics.integrations.registry import warn_if_stale
 
     stale = tmp_path / "perseval.py"
     stale.write_text(metric_script("perseval").read_text() + "\nOLD_VERSION = True\n")
@@ -290,8 +298,8 @@ def test_wheel_ships_the_metric_scripts(tmp_path: Path) -> None:
     )
     [wheel] = tmp_path.glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert "persona_metrics/personas/journalist.txt" in names
-    assert "persona_metrics/baselines/bertscore_baseline_minilm.tsv" in names
+    assert "persona_metrics/persona/personas/journalist.txt" in names
+    assert "persona_metrics/persona/baselines/bertscore_baseline_minilm.tsv" in names
     for name in persona_metrics.METRICS:
         for file in (f"{name}.py", "README.md", "requirements.txt"):
             assert f"persona_metrics/metrics/{name}/{file}" in names

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import persona_metrics
-from persona_metrics import quality
-from persona_metrics.quality import (
+from persona_metrics.persona import quality
+from persona_metrics.persona.quality import (
     BertScoreConfig,
     bertscore_baseline,
     check_weights,
@@ -21,7 +21,7 @@ from persona_metrics.quality import (
     score_quality,
     split_sentences,
 )
-from persona_metrics.style import score_style
+from persona_metrics.persona.style import score_style
 
 REFS = [
     "Harbor Foods raised its sales outlook. It will open two stores in Westfield, the company said on Tuesday.",
@@ -43,7 +43,7 @@ def minilm() -> str:
 
 
 def _baseline_f(layer: int = 6) -> float:
-    path = ROOT / "src" / "persona_metrics" / "baselines" / "bertscore_baseline_minilm.tsv"
+    path = ROOT / "src" / "persona_metrics" / "persona" / "baselines" / "bertscore_baseline_minilm.tsv"
     with path.open() as f:
         return next(float(r["F"]) for r in csv.DictReader(f) if int(r["LAYER"]) == layer)
 

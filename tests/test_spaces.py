@@ -20,10 +20,10 @@ import pandas as pd
 import pytest
 
 from persona_metrics import METRICS
-from persona_metrics.app_support import PERSONALIZATION_COLUMNS, PERSONALIZATION_EXAMPLE, table_columns
+from persona_metrics.integrations.app_support import PERSONALIZATION_COLUMNS, PERSONALIZATION_EXAMPLE, table_columns
+from persona_metrics.persona.quality import score_quality
+from persona_metrics.persona.style import score_style, style_band
 from persona_metrics.personalization import score_personalization
-from persona_metrics.quality import score_quality
-from persona_metrics.style import score_style, style_band
 
 gradio_client = pytest.importorskip("gradio_client", reason="the demo extra (gradio) is not installed")
 

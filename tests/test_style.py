@@ -11,7 +11,7 @@ import pytest
 from scipy.spatial.distance import jensenshannon
 
 import persona_metrics
-from persona_metrics.style import (
+from persona_metrics.persona.style import (
     BUILTIN_PERSONAS,
     METHODOLOGY_RANGES,
     PRONOUN_ORDER,
@@ -30,7 +30,7 @@ from persona_metrics.style import (
     style_band,
     zscore_similarity,
 )
-from persona_metrics.stylometry import STYLE_FEATURES, feature_vector
+from persona_metrics.persona.stylometry import STYLE_FEATURES, feature_vector
 
 HELDOUT = Path(__file__).resolve().parent.parent / "data" / "persona_heldout"
 
@@ -394,6 +394,6 @@ def test_module_docstring_examples_run(registered_modules: str) -> None:
 
 
 def test_library_doctests() -> None:
-    from persona_metrics import style
+    from persona_metrics.persona import style
 
     assert doctest.testmod(style).failed == 0

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from persona_metrics import stylometry
-from persona_metrics.stylometry import STYLE_FEATURES, feature_vector, raw_features
+from persona_metrics.persona import stylometry
+from persona_metrics.persona.stylometry import STYLE_FEATURES, feature_vector, raw_features
 
 # Words (12): We sold the shares and the bank rose Why did it fall.
 # Sentences (Punkt, 2): "We sold the shares, and the bank rose!" / "Why did it fall?"

@@ -2,14 +2,15 @@
 
 import evaluate
 
-from persona_metrics.evaluate_support import ValidatedTextInputs, personalization_dict
+from persona_metrics.distances import DEFAULT_DISTANCE
+from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
+from persona_metrics.integrations.registry import warn_if_stale
 from persona_metrics.personalization import (
     DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_P_ACC_ALPHA,
     DEFAULT_P_ACC_BETA,
     score_personalization,
 )
-from persona_metrics.registry import warn_if_stale
 
 warn_if_stale("degress", __file__)
 
@@ -50,6 +51,8 @@ Args:
     bootstrap (`int`): document resamples for a 95 % interval of DEGRESS (0 = off).
     seed (`int`): bootstrap seed.
     return_per_summary (`bool`): also return per-item DEGRESS.
+    return_per_document (`bool`): also return per-document DEGRESS (mean over the document's users, the inner
+        mean of eq. 2) as `per_document` = `{"document": [ids or texts], "degress": [...]}`.
     return_signature (`bool`): also return the config signature string.
 Returns:
     degress (`float`), egises (`float`), p_accuracy (`float`), accuracy_distance (`float`),
@@ -91,13 +94,14 @@ class Degress(ValidatedTextInputs, evaluate.Metric):
         references,
         documents,
         document_ids=None,
-        distance="rougeL",
+        distance=DEFAULT_DISTANCE,
         distance_options=None,
         p_acc_alpha=DEFAULT_P_ACC_ALPHA,
         p_acc_beta=DEFAULT_P_ACC_BETA,
         bootstrap=0,
         seed=DEFAULT_BOOTSTRAP_SEED,
         return_per_summary=False,
+        return_per_document=False,
         return_signature=False,
     ):
         result = score_personalization(
@@ -112,10 +116,9 @@ class Degress(ValidatedTextInputs, evaluate.Metric):
             bootstrap=bootstrap,
             seed=seed,
         )
-        return personalization_dict(
-            result,
+        return result.as_dict(
             keys=("degress", "egises", "p_accuracy", "accuracy_distance"),
-            per_summary_keys=("degress",),
-            return_per_summary=return_per_summary,
-            return_signature=return_signature,
+            per_summary=("degress",) if return_per_summary else (),
+            per_document=("degress",) if return_per_document else (),
+            signature=return_signature,
         )

@@ -2,7 +2,9 @@
 
 import evaluate
 
-from persona_metrics.evaluate_support import ValidatedTextInputs, personalization_dict
+from persona_metrics.distances import DEFAULT_DISTANCE
+from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
+from persona_metrics.integrations.registry import warn_if_stale
 from persona_metrics.personalization import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
@@ -10,7 +12,6 @@ from persona_metrics.personalization import (
     DEFAULT_GAMMA,
     score_personalization,
 )
-from persona_metrics.registry import warn_if_stale
 
 warn_if_stale("perseval", __file__)
 
@@ -46,6 +47,8 @@ Args:
     bootstrap (`int`): document resamples for a 95 % interval of the system scores (0 = off).
     seed (`int`): bootstrap seed.
     return_per_summary (`bool`): also return per-item PerSEval, DEGRESS and EDP.
+    return_per_document (`bool`): also return per-document PerSEval, DEGRESS and EDP (means over the
+        document's users, the inner means of eqs. 2 and 7) as `per_document` = `{"document": [...], ...}`.
     return_signature (`bool`): also return the config signature string.
 Returns:
     perseval (`float`): system PerSEval in [0, 1), higher = more personalized.
@@ -91,7 +94,7 @@ class Perseval(ValidatedTextInputs, evaluate.Metric):
         references,
         documents,
         document_ids=None,
-        distance="rougeL",
+        distance=DEFAULT_DISTANCE,
         distance_options=None,
         beta=DEFAULT_BETA,
         alpha=DEFAULT_ALPHA,
@@ -99,6 +102,7 @@ class Perseval(ValidatedTextInputs, evaluate.Metric):
         bootstrap=0,
         seed=DEFAULT_BOOTSTRAP_SEED,
         return_per_summary=False,
+        return_per_document=False,
         return_signature=False,
     ):
         result = score_personalization(
@@ -114,10 +118,9 @@ class Perseval(ValidatedTextInputs, evaluate.Metric):
             bootstrap=bootstrap,
             seed=seed,
         )
-        return personalization_dict(
-            result,
+        return result.as_dict(
             keys=("perseval", "degress", "egises", "edp", "accuracy_distance"),
-            per_summary_keys=("perseval", "degress", "edp"),
-            return_per_summary=return_per_summary,
-            return_signature=return_signature,
+            per_summary=("perseval", "degress", "edp") if return_per_summary else (),
+            per_document=("perseval", "degress", "edp") if return_per_document else (),
+            signature=return_signature,
         )

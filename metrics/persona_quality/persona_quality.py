@@ -2,9 +2,9 @@
 
 import evaluate
 
-from persona_metrics.evaluate_support import ValidatedTextInputs
-from persona_metrics.quality import BertScoreConfig, score_quality
-from persona_metrics.registry import warn_if_stale
+from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
+from persona_metrics.integrations.registry import warn_if_stale
+from persona_metrics.persona.quality import BertScoreConfig, score_quality
 
 warn_if_stale("persona_quality", __file__)
 
@@ -58,7 +58,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class PersonaQuality(ValidatedTextInputs, evaluate.Metric):
-    """Persona quality as an evaluate metric (a thin shell over ``persona_metrics.quality``)."""
+    """Persona quality as an evaluate metric (a thin shell over ``persona_metrics.persona.quality``)."""
 
     _text_fields = ("predictions", "references", "personas")
     _empty_ok = ()
@@ -101,19 +101,6 @@ class PersonaQuality(ValidatedTextInputs, evaluate.Metric):
             persona_dir=persona_dir,
             style_method=style_method,
         )
-        out = {**result.means(), "bertscore_rescaled": int(bool(rescale))}
-        if return_per_item:
-            content = result.content
-            out["per_item"] = {
-                "overall_quality": result.overall_quality.tolist(),
-                "content_quality": content.content_quality.tolist(),
-                "style_similarity": result.style_similarity.tolist(),
-                "rougeLsum": content.rouge_lsum.tolist(),
-                "bertscore_f1": content.bertscore_f1.tolist(),
-                "band": list(result.bands),
-            }
-            if content.bleurt is not None:
-                out["per_item"]["bleurt"] = content.bleurt.tolist()
-        if return_signature:
-            out["signature"] = result.signature
+        out = result.as_dict(per_item=return_per_item, signature=return_signature)
+        out["bertscore_rescaled"] = int(bool(rescale))
         return out

@@ -2,9 +2,9 @@
 
 import evaluate
 
-from persona_metrics.evaluate_support import ValidatedTextInputs
-from persona_metrics.registry import warn_if_stale
-from persona_metrics.style import score_style, style_band
+from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
+from persona_metrics.integrations.registry import warn_if_stale
+from persona_metrics.persona.style import score_style
 
 warn_if_stale("persona_style", __file__)
 
@@ -33,6 +33,7 @@ Args:
     persona_dir (`str`, optional): a directory of `{persona}.txt` files (samples separated by `---` lines).
     return_features (`bool`): add `features`: per item `{feature: [summary value, centroid value]}`.
     return_nearest (`bool`): add `nearest_persona` (per item) and `bands` (per item interpretation).
+    return_signature (`bool`): add the config signature string (feature set, method, samples, version).
 Returns:
     style_similarity (`float`): mean similarity; scores (`list` of `float`): per item.
 Examples:
@@ -52,7 +53,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
-    """Persona style fidelity as an evaluate metric (a thin shell over ``persona_metrics.style``)."""
+    """Persona style fidelity as an evaluate metric (a thin shell over ``persona_metrics.persona.style``)."""
 
     _text_fields = ("predictions", "personas")
     _empty_ok = ()
@@ -74,6 +75,7 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
         persona_dir=None,
         return_features=False,
         return_nearest=False,
+        return_signature=False,
     ):
         result = score_style(
             predictions,
@@ -83,10 +85,4 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
             persona_dir=persona_dir,
             return_features=return_features,
         )
-        out = {"style_similarity": result.mean, "scores": [float(s) for s in result.scores]}
-        if return_features:
-            out["features"] = [{k: list(v) for k, v in item.items()} for item in result.features]
-        if return_nearest:
-            out["nearest_persona"] = list(result.nearest)
-            out["bands"] = [style_band(float(s)) for s in result.scores]
-        return out
+        return result.as_dict(features=return_features, nearest=return_nearest, signature=return_signature)

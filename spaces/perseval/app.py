@@ -5,7 +5,8 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from persona_metrics.app_support import (
+from persona_metrics.distances import DEFAULT_DISTANCE, DISTANCES
+from persona_metrics.integrations.app_support import (
     PERSONALIZATION_HOWTO,
     load_metric,
     personalization_figure,
@@ -14,7 +15,6 @@ from persona_metrics.app_support import (
     score_personalization_table,
     user_errors,
 )
-from persona_metrics.distances import DEFAULT_DISTANCE, DISTANCES
 from persona_metrics.personalization import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMMA
 
 metric = load_metric(__file__, "perseval")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from persona_metrics.app_support import (
+from persona_metrics.integrations.app_support import (
     grouped_bars,
     input_table,
     load_metric,
@@ -14,8 +14,8 @@ from persona_metrics.app_support import (
     table_columns,
     user_errors,
 )
-from persona_metrics.quality import CONTENT_WEIGHTS_WITHOUT_BLEURT, OVERALL_WEIGHTS, QUALITY_BANDS, quality_band
-from persona_metrics.style import BUILTIN_PERSONAS
+from persona_metrics.persona.quality import CONTENT_WEIGHTS_WITHOUT_BLEURT, OVERALL_WEIGHTS, QUALITY_BANDS, quality_band
+from persona_metrics.persona.style import BUILTIN_PERSONAS
 
 metric = load_metric(__file__, "persona_quality")
 

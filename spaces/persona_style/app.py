@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from persona_metrics.app_support import (
+from persona_metrics.integrations.app_support import (
     grouped_bars,
     input_table,
     load_metric,
@@ -14,7 +14,7 @@ from persona_metrics.app_support import (
     table_columns,
     user_errors,
 )
-from persona_metrics.style import BUILTIN_PERSONAS, DEFAULT_STYLE_METHOD, STYLE_BANDS, STYLE_METHODS, style_band
+from persona_metrics.persona.style import BUILTIN_PERSONAS, DEFAULT_STYLE_METHOD, STYLE_BANDS, STYLE_METHODS, style_band
 
 metric = load_metric(__file__, "persona_style")
 

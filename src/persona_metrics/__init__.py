@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from persona_metrics.registry import available_metrics, metric_script, register
+from persona_metrics.integrations.registry import available_metrics, metric_script, register
 from persona_metrics.validation import PersonaMetricsWarning
 
 try:

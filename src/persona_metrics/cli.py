@@ -7,7 +7,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from persona_metrics.registry import DEFAULT_NAMESPACE, available_metrics, modules_cache, register
+from persona_metrics.integrations.registry import DEFAULT_NAMESPACE, available_metrics, modules_cache, register
 
 
 def main(argv: Sequence[str] | None = None) -> int:

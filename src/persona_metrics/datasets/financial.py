@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from persona_metrics.style import infer_persona
+from persona_metrics.persona.style import infer_persona
 
 logger = logging.getLogger(__name__)
 

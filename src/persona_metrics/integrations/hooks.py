@@ -8,7 +8,7 @@ and returns only the numbers of its result. No metric arithmetic happens here.
 Example::
 
     from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments
-    from persona_metrics.hooks import make_compute_metrics
+    from persona_metrics.integrations.hooks import make_compute_metrics
 
     args = Seq2SeqTrainingArguments("out", predict_with_generate=True, eval_strategy="epoch")
     trainer = Seq2SeqTrainer(
@@ -31,12 +31,12 @@ from __future__ import annotations
 import inspect
 import logging
 import numbers
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-__all__ = ["DEFAULT_COLUMNS", "make_compute_metrics", "numbers_only"]
+__all__ = ["DEFAULT_COLUMNS", "ComputeMetrics", "make_compute_metrics", "numbers_only"]
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +83,158 @@ def numbers_only(result: Mapping[str, Any]) -> dict[str, int | float]:
     return out
 
 
+class ComputeMetrics:
+    """The ``compute_metrics`` callable built by :func:`make_compute_metrics`; build it with that factory.
+
+    One instance serves one form of the Trainer's call: the whole-set form ``hook(eval_pred)`` or, when built
+    with ``streaming=True``, the ``batch_eval_metrics=True`` form ``hook(eval_pred, compute_result)``. The
+    streaming form keeps the running offset into the side columns and the module that accumulates the batches.
+
+    Attributes:
+        name: the metric's name.
+        streaming: whether this is the ``batch_eval_metrics=True`` variant.
+    """
+
+    def __init__(
+        self,
+        module: Any,
+        name: str,
+        tokenizer: Any,
+        side: Mapping[str, list[Any]],
+        *,
+        inputs: list[str],
+        n_rows: int | None,
+        streaming: bool,
+        reloadable: bool,
+        compute_kwargs: Mapping[str, Any],
+    ) -> None:
+        self.name = name
+        self.streaming = streaming
+        self._tokenizer = tokenizer
+        self._side = dict(side)
+        self._n_rows = n_rows
+        self._use_references = "references" in inputs
+        # Column inputs that are features go through add_batch; the others (document_ids) are options of compute.
+        self._batch_keys = [k for k in self._side if k in inputs]
+        self._option_keys = [k for k in self._side if k not in inputs]
+        self._compute_kwargs = dict(compute_kwargs)
+        self._reloadable = reloadable  # metric given by name: a failed streaming evaluation loads it afresh
+        self._module = module
+        self._offset = 0
+        self._stale = False
+
+    def __call__(self, eval_pred: Any, compute_result: bool | None = None) -> dict[str, int | float]:
+        """Score an evaluation (whole-set form) or add one batch of it (streaming form).
+
+        Args:
+            eval_pred: the Trainer's ``EvalPrediction`` (generated ids as ``predictions``, labels as
+                ``label_ids``).
+            compute_result: streaming form only: ``True`` on the last batch (compute and return the result),
+                ``False`` before it (add the batch, return ``{}``). Left out in the whole-set form.
+
+        Returns:
+            The numbers of the metric's result (see :func:`numbers_only`), or ``{}`` for a streaming batch that
+            is not the last.
+
+        Raises:
+            TypeError: ``compute_result`` missing in the streaming form or given in the whole-set form.
+        """
+        if not self.streaming:
+            if compute_result is not None:
+                raise TypeError(
+                    "this compute_metrics was built for the whole evaluation set but got compute_result; "
+                    "build it with make_compute_metrics(..., streaming=True) for batch_eval_metrics=True"
+                )
+            return self._compute_all(eval_pred)
+        if compute_result is None:
+            raise TypeError(
+                "this compute_metrics was built with streaming=True and needs compute_result; "
+                "use it with batch_eval_metrics=True"
+            )
+        return self._compute_streaming(eval_pred, compute_result)
+
+    # -- whole set ---------------------------------------------------------------------------------
+
+    def _compute_all(self, eval_pred: Any) -> dict[str, int | float]:
+        """Score the whole evaluation set at once."""
+        predictions, references = self._decode_batch(eval_pred)
+        if self._n_rows is not None and len(predictions) != self._n_rows:
+            raise ValueError(
+                f"got {len(predictions)} predictions but eval_dataset has {self._n_rows} rows; pass the same "
+                "dataset to make_compute_metrics and to the Trainer"
+            )
+        return numbers_only(
+            self._module.compute(predictions=predictions, **references, **self._side, **self._compute_kwargs)
+        )
+
+    # -- streaming ---------------------------------------------------------------------------------
+
+    def _compute_streaming(self, eval_pred: Any, compute_result: bool) -> dict[str, int | float]:
+        """Add one batch; on the last one compute the result. A failure marks the module stale."""
+        module = self._current_module()
+        try:
+            stop = self._add_batch(module, eval_pred)
+            if not compute_result:
+                return {}
+            return self._finish(module, stop)
+        except Exception:
+            self._stale = True  # the module may hold this evaluation's batches: start afresh next time
+            raise
+
+    def _current_module(self) -> Any:
+        """The module for this evaluation: loaded afresh after a failed one, if it was given by name."""
+        if self._stale:
+            if not self._reloadable:
+                raise RuntimeError(
+                    f"an earlier evaluation with this compute_metrics failed mid-way and metric {self.name!r} may "
+                    "still hold its batches; build a new one with make_compute_metrics and a freshly loaded module"
+                )
+            self._module, self._offset, self._stale = _load(self.name), 0, False
+        return self._module
+
+    def _add_batch(self, module: Any, eval_pred: Any) -> int:
+        """Decode a batch, add it with its rows of the side columns; return the new offset."""
+        predictions, references = self._decode_batch(eval_pred)
+        start, stop = self._offset, self._offset + len(predictions)
+        if self._n_rows is not None and stop > self._n_rows:
+            raise ValueError(
+                f"streaming compute_metrics got {stop} predictions so far but eval_dataset has {self._n_rows} "
+                "rows; pass the same dataset to make_compute_metrics and to the Trainer"
+            )
+        module.add_batch(predictions=predictions, **references, **self._batch_columns(start, stop))
+        self._offset = stop
+        return stop
+
+    def _finish(self, module: Any, stop: int) -> dict[str, int | float]:
+        """Compute the result of the ``stop`` rows added so far and reset the offset."""
+        if self._n_rows is not None and stop != self._n_rows:
+            raise ValueError(
+                f"streaming compute_metrics got {stop} predictions but eval_dataset has {self._n_rows} rows; pass "
+                "the same dataset to make_compute_metrics and to the Trainer"
+            )
+        self._offset = 0
+        return numbers_only(module.compute(**self._option_columns(stop), **self._compute_kwargs))
+
+    # -- shared ------------------------------------------------------------------------------------
+
+    def _decode_batch(self, eval_pred: Any) -> tuple[list[str], dict[str, list[str]]]:
+        """Decoded predictions, and ``{"references": decoded labels}`` if the metric takes references."""
+        predictions = _decode(self._tokenizer, _as_ids(eval_pred.predictions, "predictions"))
+        if not self._use_references:
+            return predictions, {}
+        if eval_pred.label_ids is None:
+            raise ValueError(f"metric {self.name!r} needs references but the evaluation batch has no label_ids")
+        return predictions, {"references": _decode(self._tokenizer, _as_ids(eval_pred.label_ids, "label_ids"))}
+
+    def _batch_columns(self, start: int, stop: int) -> dict[str, list[Any]]:
+        """Rows ``start:stop`` of the side columns that are metric features (passed to ``add_batch``)."""
+        return {k: self._side[k][start:stop] for k in self._batch_keys}
+
+    def _option_columns(self, stop: int) -> dict[str, list[Any]]:
+        """The first ``stop`` rows of the side columns that are compute options (``document_ids``)."""
+        return {k: self._side[k][:stop] for k in self._option_keys}
+
+
 def make_compute_metrics(
     metric: str | Any,
     tokenizer: Any,
@@ -90,7 +242,7 @@ def make_compute_metrics(
     columns: Mapping[str, str] | None = None,
     streaming: bool = False,
     **compute_kwargs: Any,
-) -> Callable[..., dict[str, int | float]]:
+) -> ComputeMetrics:
     """Build a ``compute_metrics`` callable for ``Seq2SeqTrainer`` (use ``predict_with_generate=True``).
 
     Default columns (merged under ``columns``): ``persona_style`` and ``persona_quality`` read ``personas`` from
@@ -115,9 +267,9 @@ def make_compute_metrics(
         **compute_kwargs: options passed to ``metric.compute`` (``distance="jsd"``, ``bootstrap=1000`` ...).
 
     Returns:
-        ``fn(eval_pred)`` (or ``fn(eval_pred, compute_result)`` when streaming) returning the numbers of the
-        result (see :func:`numbers_only`); the Trainer adds the ``eval_`` prefix. Streaming calls with
-        ``compute_result=False`` return ``{}``.
+        A :class:`ComputeMetrics`, called as ``fn(eval_pred)`` (or ``fn(eval_pred, compute_result)`` when
+        streaming), returning the numbers of the result (see :func:`numbers_only`); the Trainer adds the ``eval_``
+        prefix. Streaming calls with ``compute_result=False`` return ``{}``.
 
     Raises:
         ValueError: an unknown metric name; a side input with no column; a column missing from
@@ -128,91 +280,43 @@ def make_compute_metrics(
             mapping of columns; non-integer ids.
         RuntimeError: see ``streaming``.
     """
-    if isinstance(metric, str):
-        name = metric
-        module = _load(name)
-    else:
-        module = metric
-        name = getattr(module, "name", type(module).__name__)
+    name, module = _resolve_metric(metric)
     if getattr(tokenizer, "pad_token_id", None) is None:
         raise ValueError("tokenizer.pad_token_id is not set; it replaces -100 before decoding")
-
     inputs = _input_names(module)
     mapping = {**DEFAULT_COLUMNS.get(name, {}), **(columns or {})}
+    _check_side_inputs(name, inputs, mapping)
+    _check_column_keys(module, name, mapping, compute_kwargs)
+    side = _read_columns(eval_dataset, mapping)
+    n_rows = _num_rows(eval_dataset) if eval_dataset is not None else None
+    return ComputeMetrics(
+        module,
+        name,
+        tokenizer,
+        side,
+        inputs=inputs,
+        n_rows=n_rows,
+        streaming=streaming,
+        reloadable=isinstance(metric, str),
+        compute_kwargs=compute_kwargs,
+    )
+
+
+def _resolve_metric(metric: str | Any) -> tuple[str, Any]:
+    """The metric's name and module: a bundled name is loaded, a loaded module is named after itself."""
+    if isinstance(metric, str):
+        return metric, _load(metric)
+    return getattr(metric, "name", type(metric).__name__), metric
+
+
+def _check_side_inputs(name: str, inputs: list[str], mapping: Mapping[str, str]) -> None:
+    """Check that every metric input other than the model outputs has a dataset column."""
     missing = [k for k in inputs if k not in _MODEL_INPUTS and k not in mapping]
     if missing:
         raise ValueError(
             f"metric {name!r} needs input(s) {missing} from the eval dataset; map them to columns with "
             f"columns={{{', '.join(f'{k!r}: <column>' for k in missing)}}}"
         )
-    _check_column_keys(module, name, mapping, compute_kwargs)
-    side = _read_columns(eval_dataset, mapping)
-    n_rows = _num_rows(eval_dataset) if eval_dataset is not None else None
-    use_references = "references" in inputs
-
-    def decode_batch(eval_pred: Any) -> tuple[list[str], dict[str, list[str]]]:
-        predictions = _decode(tokenizer, _as_ids(eval_pred.predictions, "predictions"))
-        if not use_references:
-            return predictions, {}
-        if eval_pred.label_ids is None:
-            raise ValueError(f"metric {name!r} needs references but the evaluation batch has no label_ids")
-        return predictions, {"references": _decode(tokenizer, _as_ids(eval_pred.label_ids, "label_ids"))}
-
-    if not streaming:
-
-        def compute_metrics(eval_pred: Any) -> dict[str, int | float]:
-            predictions, references = decode_batch(eval_pred)
-            if n_rows is not None and len(predictions) != n_rows:
-                raise ValueError(
-                    f"got {len(predictions)} predictions but eval_dataset has {n_rows} rows; pass the same "
-                    "dataset to make_compute_metrics and to the Trainer"
-                )
-            return numbers_only(module.compute(predictions=predictions, **references, **side, **compute_kwargs))
-
-        return compute_metrics
-
-    # Column inputs that are features go through add_batch; the others (document_ids) are options of compute.
-    batch_keys = [k for k in mapping if k in inputs]
-    option_keys = [k for k in mapping if k not in inputs]
-    state: dict[str, Any] = {"module": module, "offset": 0, "stale": False}
-
-    def current_module() -> Any:
-        if state["stale"]:
-            if not isinstance(metric, str):
-                raise RuntimeError(
-                    f"an earlier evaluation with this compute_metrics failed mid-way and metric {name!r} may still "
-                    "hold its batches; build a new one with make_compute_metrics and a freshly loaded module"
-                )
-            state["module"], state["offset"], state["stale"] = _load(name), 0, False
-        return state["module"]
-
-    def compute_metrics_streaming(eval_pred: Any, compute_result: bool) -> dict[str, int | float]:
-        current = current_module()
-        try:
-            predictions, references = decode_batch(eval_pred)
-            start, stop = state["offset"], state["offset"] + len(predictions)
-            if n_rows is not None and stop > n_rows:
-                raise ValueError(
-                    f"streaming compute_metrics got {stop} predictions so far but eval_dataset has {n_rows} rows; "
-                    "pass the same dataset to make_compute_metrics and to the Trainer"
-                )
-            current.add_batch(predictions=predictions, **references, **{k: side[k][start:stop] for k in batch_keys})
-            state["offset"] = stop
-            if not compute_result:
-                return {}
-            if n_rows is not None and stop != n_rows:
-                raise ValueError(
-                    f"streaming compute_metrics got {stop} predictions but eval_dataset has {n_rows} rows; pass the "
-                    "same dataset to make_compute_metrics and to the Trainer"
-                )
-            state["offset"] = 0
-            options = {k: side[k][:stop] for k in option_keys}
-            return numbers_only(current.compute(**options, **compute_kwargs))
-        except Exception:
-            state["stale"] = True  # the module may hold this evaluation's batches: start afresh next time
-            raise
-
-    return compute_metrics_streaming
 
 
 def _load(name: str) -> Any:

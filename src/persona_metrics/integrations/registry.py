@@ -29,7 +29,7 @@ DEFAULT_NAMESPACE = "evaluate-metric"
 
 def metrics_dir() -> Path:
     """Directory of the installed metric scripts (``persona_metrics/metrics/<name>/<name>.py``)."""
-    return Path(__file__).resolve().parent / "metrics"
+    return Path(__file__).resolve().parent.parent / "metrics"
 
 
 def available_metrics() -> tuple[str, ...]:

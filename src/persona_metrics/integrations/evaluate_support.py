@@ -1,10 +1,12 @@
-"""Glue shared by the bundled ``evaluate`` modules (no evaluate import here; no arithmetic either)."""
+"""Glue shared by the bundled ``evaluate`` modules (no evaluate import here; no arithmetic either).
+
+The modules turn results into evaluate's plain dicts with the results' own ``as_dict`` methods.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from persona_metrics.personalization import PersonalizationResult
 from persona_metrics.validation import check_text_fields
 
 
@@ -42,24 +44,3 @@ class ValidatedTextInputs:
         if present:
             check_text_fields(allow_empty=self._empty_ok, **present)
         super().add(**kwargs)  # type: ignore[misc]
-
-
-def personalization_dict(
-    result: PersonalizationResult,
-    keys: tuple[str, ...],
-    per_summary_keys: tuple[str, ...],
-    return_per_summary: bool,
-    return_signature: bool,
-) -> dict[str, Any]:
-    """Flatten a :class:`PersonalizationResult` into evaluate's plain dict of numbers (and lists on request)."""
-    out: dict[str, Any] = {k: getattr(result, k) for k in keys}
-    out["num_documents"] = result.num_documents
-    out["num_excluded_documents"] = result.num_excluded_documents
-    for name, (lo, hi) in result.intervals.items():
-        if name in keys:
-            out[f"{name}_ci_low"], out[f"{name}_ci_high"] = lo, hi
-    if return_per_summary:
-        out["per_summary"] = {k: result.per_summary(k) for k in per_summary_keys}
-    if return_signature:
-        out["signature"] = result.signature
-    return out

@@ -1,6 +1,6 @@
 """Content quality (ROUGE-Lsum, BERTScore, optional BLEURT) and overall persona quality.
 
-``reference/persona_quality_methodology.md``:
+The persona-quality methodology (``docs/style.md``):
 
 * content_quality = 0.40 × ROUGE-Lsum F1 + 0.30 × BERTScore F1 + 0.30 × BLEURT (normalised);
   without BLEURT the weights become 0.40 / 0.60;
@@ -25,6 +25,7 @@ import numpy as np
 
 from persona_metrics.distances import BertScore, get_distance
 from persona_metrics.resources import sent_tokenize
+from persona_metrics.signature import Signature
 from persona_metrics.validation import check_text_fields
 
 logger = logging.getLogger(__name__)
@@ -124,7 +125,7 @@ def bertscore_baseline(config: BertScoreConfig, layer: int) -> float:
     if config.baseline_path is not None:
         path = Path(config.baseline_path)
     elif config.model is None:
-        path = Path(str(importlib_resources.files("persona_metrics") / "baselines" / MINILM_BASELINE_FILE))
+        path = Path(str(importlib_resources.files("persona_metrics.persona") / "baselines" / MINILM_BASELINE_FILE))
     else:
         path = Path(str(importlib_resources.files("bert_score") / "rescale_baseline" / "en" / f"{config.model}.tsv"))
     if not path.is_file():
@@ -141,21 +142,17 @@ def bertscore_baseline(config: BertScoreConfig, layer: int) -> float:
 
 def bertscore_f1(
     predictions: Sequence[str], references: Sequence[str], config: BertScoreConfig
-) -> tuple[np.ndarray, str]:
+) -> tuple[np.ndarray, Signature]:
     """Per-item BERTScore F1 (rescaled when ``config.rescale``) and a signature naming model, layer and rescaling."""
     options = {k: v for k, v in (("model", config.model), ("num_layers", config.num_layers)) if v is not None}
     dist = get_distance("bertscore", **options)
     if not isinstance(dist, BertScore):  # pragma: no cover - the registry maps the name to this class
         raise TypeError("the bertscore distance is not a BertScore instance")
     f1 = 1.0 - dist.pairwise(list(zip(references, predictions, strict=True)))
-    signature = dist.signature().replace("|no-rescale", "")
-    if config.rescale:
-        base = bertscore_baseline(config, int(dist.num_layers or 0))
-        f1 = (f1 - base) / (1.0 - base)
-        signature += f"|rescaled:{base:.6f}"
-    else:
-        signature += "|raw"
-    return f1, signature
+    if not config.rescale:
+        return f1, Signature.of(dist.signature(rescale="raw"))
+    base = bertscore_baseline(config, int(dist.num_layers or 0))
+    return (f1 - base) / (1.0 - base), Signature.of(dist.signature(rescale=f"rescaled:{base:.6f}"))
 
 
 # --- BLEURT ----------------------------------------------------------------------------------------------
@@ -220,7 +217,12 @@ class ContentResult:
     bleurt: np.ndarray | None
     content_quality: np.ndarray
     weights: dict[str, float]
-    signature: str
+    config: Signature
+
+    @property
+    def signature(self) -> str:
+        """ROUGE-Lsum, BERTScore and BLEURT settings and the content weights (persona_metrics version last)."""
+        return str(self.config)
 
 
 def score_content(
@@ -254,50 +256,93 @@ def score_content(
     content = w["rougeLsum"] * lsum + w["bertscore"] * f1
     if bleurt is not None:
         content = content + w["bleurt"] * bleurt
-    signature = (
-        f"rougeLsum:punkt,porter|{bs_signature}|bleurt:{bleurt_checkpoint or 'off'}"
-        f"|content_w:{','.join(f'{k}={v:g}' for k, v in w.items())}"
+    made = (
+        Signature.of(rougeLsum="punkt,porter")
+        + bs_signature
+        + Signature.of(bleurt=bleurt_checkpoint or "off", content_w=",".join(f"{k}={v:g}" for k, v in w.items()))
     )
-    return ContentResult(lsum, f1, bleurt, content, w, signature)
+    return ContentResult(lsum, f1, bleurt, content, w, made)
 
 
 @dataclass(frozen=True)
 class QualityResult:
-    """Overall persona quality per item, its components and the means."""
+    """Overall persona quality per item, its components, and every view of them callers need.
+
+    Attributes:
+        content: the content components per item.
+        style_similarity: style similarity per item.
+        overall_quality: ``w_content × content_quality + w_style × style_similarity`` per item.
+        weights: the overall weights used.
+        config: how it was made (:attr:`signature` prints it with the version).
+        bands: the interpretation band of each item's overall quality.
+    """
 
     content: ContentResult
     style_similarity: np.ndarray
     overall_quality: np.ndarray
     weights: dict[str, float]
-    signature: str
+    config: Signature
     bands: tuple[str, ...] = field(default=())
+
+    @property
+    def signature(self) -> str:
+        """Content and style settings, the weights and the persona_metrics version (last)."""
+        return str(self.config)
+
+    def components(self) -> dict[str, np.ndarray]:
+        """Per-item arrays by output name: overall, content, style, ROUGE-Lsum, BERTScore F1 (and BLEURT)."""
+        out = {
+            "overall_quality": self.overall_quality,
+            "content_quality": self.content.content_quality,
+            "style_similarity": self.style_similarity,
+            "rougeLsum": self.content.rouge_lsum,
+            "bertscore_f1": self.content.bertscore_f1,
+        }
+        if self.content.bleurt is not None:
+            out["bleurt"] = self.content.bleurt
+        return out
 
     def means(self) -> dict[str, float]:
         """Mean of every component (plain floats)."""
-        out = {
-            "overall_quality": float(self.overall_quality.mean()),
-            "content_quality": float(self.content.content_quality.mean()),
-            "style_similarity": float(self.style_similarity.mean()),
-            "rougeLsum": float(self.content.rouge_lsum.mean()),
-            "bertscore_f1": float(self.content.bertscore_f1.mean()),
-        }
-        if self.content.bleurt is not None:
-            out["bleurt"] = float(self.content.bleurt.mean())
+        return {name: float(values.mean()) for name, values in self.components().items()}
+
+    def per_item(self) -> dict[str, list]:
+        """Per-item lists of every component and the interpretation ``band``."""
+        out: dict[str, list] = {name: values.tolist() for name, values in self.components().items()}
+        out["band"] = list(self.bands)
         return out
+
+    def as_dict(self, per_item: bool = False, signature: bool = False) -> dict[str, Any]:
+        """The means, plus ``per_item`` lists and the ``signature`` string when asked for."""
+        out: dict[str, Any] = dict(self.means())
+        if per_item:
+            out["per_item"] = self.per_item()
+        if signature:
+            out["signature"] = self.signature
+        return out
+
+
+def complementary_weights(share: float, names: tuple[str, str]) -> dict[str, float]:
+    """``{names[0]: share, names[1]: 1 − share}``: a two-component weighting from one share (UI sliders).
+
+    >>> complementary_weights(0.25, ("content", "style"))
+    {'content': 0.25, 'style': 0.75}
+    """
+    return {names[0]: float(share), names[1]: 1.0 - float(share)}
 
 
 def combine_quality(
     content: ContentResult,
     style_similarity: Sequence[float] | np.ndarray,
-    style_signature: str,
+    style_config: Signature,
     weights: Mapping[str, float] | None,
 ) -> QualityResult:
     """Overall = w_content × content_quality + w_style × style_similarity, per item."""
     w = check_weights(weights if weights is not None else OVERALL_WEIGHTS, ("content", "style"), "overall_weights")
     style = np.asarray(style_similarity, dtype=np.float64)
     overall = w["content"] * content.content_quality + w["style"] * style
-    signature = f"{content.signature}|{style_signature}|overall_w:content={w['content']:g},style={w['style']:g}"
-    return QualityResult(content, style, overall, w, signature, tuple(quality_band(float(v)) for v in overall))
+    config = content.config + style_config + Signature.of(overall_w=f"content={w['content']:g},style={w['style']:g}")
+    return QualityResult(content, style, overall, w, config, tuple(quality_band(float(v)) for v in overall))
 
 
 def score_quality(
@@ -324,15 +369,15 @@ def score_quality(
         bleurt_checkpoint: BLEURT checkpoint to include BLEURT (``None`` = off, weights 0.40/0.60).
         content_weights: weights of ``rougeLsum``, ``bertscore`` (and ``bleurt``); must sum to 1.
         overall_weights: weights of ``content`` and ``style``; must sum to 1.
-        persona_samples: extra or overriding personas (see :func:`persona_metrics.style.score_style`).
+        persona_samples: extra or overriding personas (see :func:`persona_metrics.persona.style.score_style`).
         persona_dir: a directory of ``{persona}.txt`` persona samples.
         centroid_cache: centroid JSON path.
-        style_method: the style similarity method (:data:`persona_metrics.style.STYLE_METHODS`).
+        style_method: the style similarity method (:data:`persona_metrics.persona.style.STYLE_METHODS`).
 
     Raises:
         TypeError / ValueError: bad inputs, unknown personas or weights that do not sum to 1 (named).
     """
-    from persona_metrics.style import score_style
+    from persona_metrics.persona.style import score_style
 
     check_text_fields(predictions=predictions, references=references, personas=personas)
     if overall_weights is not None:  # fail before any model work
@@ -348,4 +393,4 @@ def score_quality(
     content = score_content(
         predictions, references, bertscore=bertscore, bleurt_checkpoint=bleurt_checkpoint, weights=content_weights
     )
-    return combine_quality(content, style.scores, style.signature, overall_weights)
+    return combine_quality(content, style.scores, style.config, overall_weights)

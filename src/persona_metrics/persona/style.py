@@ -1,7 +1,7 @@
 """Persona centroids, style similarity, persona recognition on held-out texts, persona inference.
 
 The persona-quality methodology, "Style Fidelity Assessment" (the persona_style card has the formulas and the
-measured figures): a summary's 10-feature vector (:mod:`persona_metrics.stylometry`) and the persona's centroid
+measured figures): a summary's 10-feature vector (:mod:`persona_metrics.persona.stylometry`) and the persona's centroid
 (mean vector of its sample texts) are each normalised to sum 1 and compared by the Jensen-Shannon divergence in
 base 2 (in [0, 1]); ``style_similarity = 1 − JSD`` (``method="jsd"``, the default). ``method="zscore"`` is this
 project's extension: per-feature Gaussian agreement in units of the pooled sample spread, averaged.
@@ -20,17 +20,19 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources as importlib_resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.special import rel_entr
 
+from persona_metrics.persona.stylometry import FEATURE_SET_VERSION, STYLE_FEATURES, feature_vector, raw_features
 from persona_metrics.resources import cache_dir
-from persona_metrics.stylometry import FEATURE_SET_VERSION, STYLE_FEATURES, feature_vector, raw_features
+from persona_metrics.signature import Signature
 from persona_metrics.validation import check_text_fields
 
 logger = logging.getLogger(__name__)
 
-#: The shipped personas (``persona_metrics/personas/<name>.txt``).
+#: The shipped personas (``persona_metrics/persona/personas/<name>.txt``).
 BUILTIN_PERSONAS: tuple[str, ...] = ("enthusiast", "formal_analyst", "journalist")
 #: Separator between sample texts in a ``{persona}.txt`` file: a line holding only ``---``.
 SAMPLE_SEPARATOR = "---"
@@ -112,7 +114,7 @@ def load_persona_samples(directory: str | Path | None = None) -> dict[str, list[
         FileNotFoundError: the directory does not exist or holds no ``.txt`` file.
     """
     if directory is None:
-        root = importlib_resources.files("persona_metrics") / "personas"
+        root = importlib_resources.files("persona_metrics.persona") / "personas"
         files = {Path(str(f)).stem: f.read_text(encoding="utf-8") for f in root.iterdir() if f.name.endswith(".txt")}
     else:
         path = Path(directory)
@@ -286,19 +288,38 @@ class StyleResult:
         personas: the target persona per item.
         nearest: the persona whose centroid is most similar to each item.
         features: per item, ``{feature: (summary value, centroid value)}`` in normalised units, when asked for.
-        signature: feature-set version, method and the samples hash.
+        config: feature-set version, method and the samples hash (:attr:`signature` prints it).
     """
 
     scores: np.ndarray
     personas: tuple[str, ...]
     nearest: tuple[str, ...]
     features: tuple[dict[str, tuple[float, float]], ...] | None
-    signature: str
+    config: Signature
+
+    @property
+    def signature(self) -> str:
+        """Feature set, method, samples hash and the persona_metrics version (last)."""
+        return str(self.config)
 
     @property
     def mean(self) -> float:
         """Mean style similarity."""
         return float(self.scores.mean())
+
+    def as_dict(self, features: bool = False, nearest: bool = False, signature: bool = False) -> dict[str, Any]:
+        """``style_similarity`` (mean) and ``scores``; per-item features, nearest persona and band on request."""
+        out: dict[str, Any] = {"style_similarity": self.mean, "scores": self.scores.tolist()}
+        if features:
+            if self.features is None:
+                raise ValueError("features were not computed: score with return_features=True")
+            out["features"] = [{k: list(v) for k, v in item.items()} for item in self.features]
+        if nearest:
+            out["nearest_persona"] = list(self.nearest)
+            out["bands"] = [style_band(float(s)) for s in self.scores]
+        if signature:
+            out["signature"] = self.signature
+        return out
 
 
 def _nearest(similarities: Mapping[str, float]) -> str:
@@ -349,13 +370,15 @@ def score_style(
         if return_features:
             centroid = model.centroids[persona]
             features.append({n: (float(v), float(c)) for n, v, c in zip(STYLE_FEATURES, vec, centroid, strict=True)})
-    measure = "jsd:base2" if method == "jsd" else "zscore:mean-gauss"
+    measure = Signature.of(jsd="base2") if method == "jsd" else Signature.of(zscore="mean-gauss")
     return StyleResult(
         scores=np.array(scores),
         personas=tuple(personas),
         nearest=tuple(nearest),
         features=tuple(features) if return_features else None,
-        signature=f"style|features:v{FEATURE_SET_VERSION}|{measure}|samples:{samples_hash(samples)[:12]}",
+        config=Signature.of("style", features=f"v{FEATURE_SET_VERSION}")
+        + measure
+        + Signature.of(samples=samples_hash(samples)[:12]),
     )
 
 

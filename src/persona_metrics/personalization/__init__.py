@@ -1,0 +1,76 @@
+"""DEGRESS, EGISES, P-Accuracy, ADP / ACP / DGP / EDP and PerSEval (``docs/perseval.md``).
+
+* :mod:`~persona_metrics.personalization.formulas`: the paper's equations as pure functions of distance arrays,
+  and :func:`~persona_metrics.personalization.formulas.aggregate`, the system reduction (eqs. 2 and 7);
+* :mod:`~persona_metrics.personalization.params`: :class:`PersevalParams`, the validated hyper-parameters;
+* :mod:`~persona_metrics.personalization.scorer`: grouping, distance calls and the result objects;
+* :mod:`~persona_metrics.personalization.stability`: rank stability of a leaderboard under subsampling.
+
+The public names are re-exported here: ``from persona_metrics.personalization import score_personalization``.
+"""
+
+from persona_metrics.personalization.formulas import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    DEFAULT_BOOTSTRAP_SEED,
+    DEFAULT_GAMMA,
+    DEFAULT_P_ACC_ALPHA,
+    DEFAULT_P_ACC_BETA,
+    DEGRESS_EPSILON,
+    PENALTY_SLOPE_EXPONENT,
+    PERSEVAL_EPSILON,
+    Penalties,
+    SystemScores,
+    accuracy_similarity,
+    aggregate,
+    bootstrap_interval,
+    custom_sigmoid,
+    degress_scores,
+    document_means,
+    edp_scores,
+    p_accuracy,
+)
+from persona_metrics.personalization.params import PersevalParams
+from persona_metrics.personalization.scorer import (
+    PER_SUMMARY_NAMES,
+    SYSTEM_NAMES,
+    DocumentGroup,
+    DocumentScores,
+    PersonalizationResult,
+    PersonalizationScorer,
+    group_documents,
+    resolve_distance,
+    score_personalization,
+)
+
+__all__ = [
+    "DEFAULT_ALPHA",
+    "DEFAULT_BETA",
+    "DEFAULT_BOOTSTRAP_SEED",
+    "DEFAULT_GAMMA",
+    "DEFAULT_P_ACC_ALPHA",
+    "DEFAULT_P_ACC_BETA",
+    "DEGRESS_EPSILON",
+    "PENALTY_SLOPE_EXPONENT",
+    "PERSEVAL_EPSILON",
+    "PER_SUMMARY_NAMES",
+    "SYSTEM_NAMES",
+    "DocumentGroup",
+    "DocumentScores",
+    "Penalties",
+    "PersevalParams",
+    "PersonalizationResult",
+    "PersonalizationScorer",
+    "SystemScores",
+    "accuracy_similarity",
+    "aggregate",
+    "bootstrap_interval",
+    "custom_sigmoid",
+    "degress_scores",
+    "document_means",
+    "edp_scores",
+    "group_documents",
+    "p_accuracy",
+    "resolve_distance",
+    "score_personalization",
+]

@@ -1,0 +1,196 @@
+"""The PerSEval paper's equations as pure functions of distance arrays: no text, no I/O, no validation.
+
+Equation numbers are the PerSEval paper's (TMLR 2024); semantics follow the authors' reference code where it
+differs from the paper (``docs/perseval.md`` §4–5 lists every decision): (1) DEGRESS of a summary,
+(2) system DEGRESS and EGISES, (3) P-Acc, (4) ADP, (5) ACP, (6) DGP / EDP / PerSEval of a summary,
+(7) system PerSEval. :func:`aggregate` is the one place where per-summary scores become system scores.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+# --- constants (each with its source) ------------------------------------------------------------
+#: ε in the DEGRESS proportion r_jk (eq. 1); the authors' code hard-codes 1e-5.
+DEGRESS_EPSILON = 1e-5
+#: ε in the ADP / ACP denominators and the additive term on EDP (egises ``PersevalParams.epsilon``).
+PERSEVAL_EPSILON = 1e-7
+#: EDP sigmoid offset α (paper §5, eq. 6: α = 3; egises ``EDP_alpha``).
+DEFAULT_ALPHA = 3.0
+#: EDP sigmoid slope β (paper's reported setting 1.7; the authors' code default is 1.0).
+DEFAULT_BETA = 1.7
+#: ADP / ACP sigmoid offset γ (paper eq. 4–5: γ ≥ 4; egises ``ADP_alpha`` = ``ACP_alpha`` = 4).
+DEFAULT_GAMMA = 4.0
+#: ADP / ACP slope exponent: the paper's fixed factor 10 = 10**1 (egises ``ADP_beta`` = ``ACP_beta`` = 1).
+PENALTY_SLOPE_EXPONENT = 1.0
+#: P-Acc hyper-parameters of the paper's Table 8 (eq. 3): α = 0.5, β = 1.
+DEFAULT_P_ACC_ALPHA = 0.5
+DEFAULT_P_ACC_BETA = 1.0
+#: Seed of the document bootstrap when none is given (any fixed value; recorded in the signature).
+DEFAULT_BOOTSTRAP_SEED = 12345
+
+
+# --- pure formulas ---------------------------------------------------------------------------------
+def custom_sigmoid(x: np.ndarray | float, offset: float, slope_exponent: float) -> np.ndarray:
+    """S(x; A, B) = 1 / (1 + 10**A · exp(−10**B · x)) (egises ``custom_sigmoid``), overflow-free.
+
+    Written as ``expit(10**B · x − A · ln 10)``, which is the same function without overflow for large |x|.
+    """
+    return expit(np.power(10.0, slope_exponent) * np.asarray(x, dtype=np.float64) - offset * math.log(10.0))
+
+
+def _proportional_weights(pair: np.ndarray, to_doc: np.ndarray) -> np.ndarray:
+    """Softmax-weighted pair distances X (or Y) of eq. (1), code semantics.
+
+    ``w_jk = σ(j, k) / σ(j, D)`` (0 when ``σ(j, D) = 0``), softmax over the other users ``l ≠ j`` of the
+    anchor's row, times ``σ(j, k)``. The diagonal of the result is meaningless and set to 0.
+    """
+    n = pair.shape[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.where(to_doc[:, None] == 0.0, 0.0, pair / to_doc[:, None])
+    off = ~np.eye(n, dtype=bool)
+    w = np.where(off, w, -np.inf)  # the anchor itself is not in the softmax (code, not paper)
+    w = w - w.max(axis=1, keepdims=True)  # stable softmax: same values, no overflow
+    e = np.exp(w)
+    soft = e / e.sum(axis=1, keepdims=True)
+    return np.where(off, soft * pair, 0.0)
+
+
+def degress_scores(
+    ref_pair: np.ndarray, ref_doc: np.ndarray, pred_pair: np.ndarray, pred_doc: np.ndarray
+) -> np.ndarray:
+    """DEGRESS of each user's summary in one document (eq. 1, authors' code semantics).
+
+    Args:
+        ref_pair: ``(n, n)`` array, ``ref_pair[j, k] = σ(u_j, u_k)`` (diagonal ignored).
+        ref_doc: ``(n,)`` array, ``σ(u_j, D)``.
+        pred_pair: ``(n, n)`` array, ``σ(s_j, s_k)``.
+        pred_doc: ``(n,)`` array, ``σ(s_j, D)``.
+
+    Returns:
+        ``(n,)`` array: ``DEGRESS(s_j) = mean over k ≠ j of (min(X_jk, Y_jk) + ε) / (max(X_jk, Y_jk) + ε)``.
+
+    Raises:
+        ValueError: with fewer than two users (no pair exists).
+    """
+    n = ref_pair.shape[0]
+    if n < 2:
+        raise ValueError(f"DEGRESS needs at least 2 users per document, got {n}")
+    x = _proportional_weights(ref_pair, ref_doc)
+    y = _proportional_weights(pred_pair, pred_doc)
+    r = (np.minimum(x, y) + DEGRESS_EPSILON) / (np.maximum(x, y) + DEGRESS_EPSILON)
+    np.fill_diagonal(r, 0.0)
+    return r.sum(axis=1) / (n - 1)
+
+
+@dataclass(frozen=True)
+class Penalties:
+    """ADP (per document), ACP, DGP and EDP (per summary) of one document (eq. 4–6)."""
+
+    adp: float
+    acp: np.ndarray
+    dgp: np.ndarray
+    edp: np.ndarray
+
+
+def edp_scores(
+    accuracy: np.ndarray, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA, gamma: float = DEFAULT_GAMMA
+) -> Penalties:
+    """Accuracy-drop and -inconsistency penalties of one document (eq. 4, 5, 6; code semantics).
+
+    Args:
+        accuracy: ``(n,)`` accuracy distances ``σ(s_j, u_j)`` of the document's users.
+        alpha: EDP sigmoid offset (paper α).
+        beta: EDP sigmoid slope exponent (paper β).
+        gamma: ADP / ACP sigmoid offset (paper γ).
+
+    Returns:
+        The :class:`Penalties`; ``EDP = 1 − S(ADP + ACP; α, β) + 1e-7``.
+    """
+    d_min = float(accuracy.min())
+    d_mean = float(accuracy.mean())
+    with np.errstate(divide="ignore"):  # d_min = 1 + 1e-7 (unbounded σ) divides by 0: ±inf, then S = 0 or 1
+        drop = np.float64(d_min) / ((1.0 - d_min) + PERSEVAL_EPSILON)
+    adp = float(custom_sigmoid(drop, gamma, PENALTY_SLOPE_EXPONENT))
+    acp = custom_sigmoid((accuracy - d_min) / ((d_mean - d_min) + PERSEVAL_EPSILON), gamma, PENALTY_SLOPE_EXPONENT)
+    dgp = adp + acp
+    edp = 1.0 - custom_sigmoid(dgp, alpha, beta) + PERSEVAL_EPSILON
+    return Penalties(adp=adp, acp=acp, dgp=dgp, edp=edp)
+
+
+def p_accuracy(
+    accuracy_similarity: float, egises: float, alpha: float = DEFAULT_P_ACC_ALPHA, beta: float = DEFAULT_P_ACC_BETA
+) -> float:
+    """P-Accuracy (paper eq. 3): ``Score_Acc − α · logistic(β · EGISES)``.
+
+    Formula only: the authors ship no code for P-Acc. ``f_sig`` is the logistic function, which matches the
+    paper's worked value −0.37 for Score_Acc = 0, EGISES = 1 (α = 0.5, β = 1; Theorem 4).
+    """
+    return float(accuracy_similarity - alpha * expit(beta * egises))
+
+
+# --- system reduction (eqs. 2 and 7) -------------------------------------------------------------------------
+def document_means(per_summary: Sequence[np.ndarray]) -> np.ndarray:
+    """The inner mean of eqs. 2 and 7: one value per document, the mean over its users' summaries."""
+    return np.array([float(np.mean(values)) for values in per_summary])
+
+
+@dataclass(frozen=True)
+class SystemScores:
+    """System-level scores of one summarizer (eqs. 2, 3 and 7 and the two means reported next to them)."""
+
+    degress: float
+    egises: float
+    perseval: float
+    edp: float
+    accuracy_distance: float
+    accuracy_similarity: float
+    p_accuracy: float
+
+
+def aggregate(
+    degress: Sequence[np.ndarray],
+    edp: Sequence[np.ndarray],
+    accuracy: Sequence[np.ndarray],
+    p_acc_alpha: float = DEFAULT_P_ACC_ALPHA,
+    p_acc_beta: float = DEFAULT_P_ACC_BETA,
+) -> SystemScores:
+    """System scores from per-document arrays of per-summary values (one array per scored document).
+
+    * eq. 2: ``DEGRESS = mean over documents of (mean over the document's users of DEGRESS(s_ij))``;
+      ``EGISES = 1 − DEGRESS``;
+    * eq. 7: ``PerSEval = mean over documents of (mean over users of DEGRESS(s_ij) · EDP(s_ij))``;
+    * mean EDP: averaged like PerSEval (documents first, then users);
+    * accuracy distance: the flat mean of ``σ(s_ij, u_ij)`` over every scored summary (authors' code);
+    * eq. 3: P-Acc from ``Score_Acc = 1 − accuracy distance`` and EGISES.
+    """
+    system_degress = float(document_means(degress).mean())
+    egises = 1.0 - system_degress
+    accuracy_distance = float(np.concatenate([np.asarray(a, dtype=np.float64) for a in accuracy]).mean())
+    return SystemScores(
+        degress=system_degress,
+        egises=egises,
+        perseval=float(document_means([d * e for d, e in zip(degress, edp, strict=True)]).mean()),
+        edp=float(document_means(edp).mean()),
+        accuracy_distance=accuracy_distance,
+        accuracy_similarity=accuracy_similarity(accuracy_distance),
+        p_accuracy=p_accuracy(accuracy_similarity(accuracy_distance), egises, p_acc_alpha, p_acc_beta),
+    )
+
+
+def accuracy_similarity(accuracy_distance: float) -> float:
+    """``Score_Acc`` of eq. 3: one minus the mean accuracy distance."""
+    return 1.0 - accuracy_distance
+
+
+def bootstrap_interval(per_document: np.ndarray, n: int, seed: int) -> tuple[float, float]:
+    """95 % percentile interval of the mean of ``per_document`` under resampling of documents with replacement."""
+    rng = np.random.default_rng(seed)
+    means = per_document[rng.integers(0, len(per_document), size=(n, len(per_document)))].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return float(lo), float(hi)

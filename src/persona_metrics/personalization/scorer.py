@@ -1,0 +1,436 @@
+"""Scoring summarizers with DEGRESS, EGISES, P-Accuracy and PerSEval: grouping, distances, results.
+
+:func:`score_personalization` (and :class:`PersonalizationScorer` for several models on one dataset)
+validates the inputs, groups items into documents, asks a :class:`~persona_metrics.distances.Distance` for
+every distance in **one** call (so each unique pair is computed once), applies the pure formulas of
+:mod:`persona_metrics.personalization.formulas` per document and reduces them with its :func:`aggregate`
+(eqs. 2 and 7). The result object gives every view a caller needs (system numbers, per summary, per document,
+a plain dict), so no app or script averages scores itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from persona_metrics.distances import DEFAULT_DISTANCE, Distance, get_distance
+from persona_metrics.personalization.formulas import (
+    Penalties,
+    aggregate,
+    bootstrap_interval,
+    degress_scores,
+    document_means,
+    edp_scores,
+)
+from persona_metrics.personalization.params import PersevalParams
+from persona_metrics.signature import Signature
+from persona_metrics.validation import PersonaMetricsWarning, check_text_fields
+
+logger = logging.getLogger(__name__)
+
+
+# --- grouping ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DocumentGroup:
+    """The items of one document: their input indices and the shared document text."""
+
+    key: Hashable
+    document: str
+    indices: tuple[int, ...]
+
+
+def group_documents(documents: Sequence[str], document_ids: Sequence[Hashable] | None = None) -> list[DocumentGroup]:
+    """Group item indices by ``document_ids`` (if given) or by equal document text, in first-seen order.
+
+    Raises:
+        ValueError: if one id is given two different document texts.
+    """
+    keys: Sequence[Hashable] = documents if document_ids is None else document_ids
+    order: dict[Hashable, list[int]] = {}
+    for i, key in enumerate(keys):
+        order.setdefault(key, []).append(i)
+    groups = []
+    for key, idx in order.items():
+        text = documents[idx[0]]
+        for i in idx[1:]:
+            if documents[i] != text:
+                raise ValueError(
+                    f"document_ids[{i}] = {key!r} is also used at index {idx[0]} with a different document text; "
+                    "one id must name one document"
+                )
+        groups.append(DocumentGroup(key=key, document=text, indices=tuple(idx)))
+    return groups
+
+
+# --- results -----------------------------------------------------------------------------------------
+#: Per-summary values a result can give, and where each lives on a :class:`DocumentScores`.
+PER_SUMMARY_NAMES: tuple[str, ...] = ("degress", "perseval", "edp", "accuracy_distance")
+#: System numbers of a :class:`PersonalizationResult` (the keys of :meth:`PersonalizationResult.as_dict`).
+SYSTEM_NAMES: tuple[str, ...] = ("perseval", "degress", "egises", "edp", "accuracy_distance", "p_accuracy")
+
+
+@dataclass(frozen=True)
+class DocumentScores:
+    """Scores of one document with at least two references."""
+
+    key: Hashable
+    indices: tuple[int, ...]
+    degress: np.ndarray
+    accuracy: np.ndarray
+    penalties: Penalties
+
+    @property
+    def perseval(self) -> np.ndarray:
+        """PerSEval of each summary (eq. 6): DEGRESS × EDP."""
+        return self.degress * self.penalties.edp
+
+    def values(self, name: str) -> np.ndarray:
+        """Per-summary ``degress``, ``perseval``, ``edp`` or ``accuracy_distance`` of this document."""
+        return {
+            "degress": lambda: self.degress,
+            "perseval": lambda: self.perseval,
+            "edp": lambda: self.penalties.edp,
+            "accuracy_distance": lambda: self.accuracy,
+        }[_check_name(name)]()
+
+
+def _check_name(name: str) -> str:
+    if name not in PER_SUMMARY_NAMES:
+        raise ValueError(f"name must be one of {sorted(PER_SUMMARY_NAMES)}, got {name!r}")
+    return name
+
+
+@dataclass(frozen=True)
+class PersonalizationResult:
+    """System-level scores, per-document details and how they were made.
+
+    Attributes:
+        degress: system DEGRESS (eq. 2), mean over documents of the mean over their users.
+        egises: ``1 − degress`` (lower is better).
+        perseval: system PerSEval (eq. 7), documents first, then users.
+        edp: mean EDP, averaged like PerSEval.
+        accuracy_distance: flat mean of ``σ(s_ij, u_ij)`` over every scored summary (lower is better).
+        p_accuracy: P-Acc (eq. 3) from ``1 − accuracy_distance`` and ``egises``.
+        accuracy_similarity: ``Score_Acc`` of eq. 3, ``1 − accuracy_distance``.
+        num_items: number of input items.
+        num_documents: documents with ≥ 2 references (the ones scored).
+        num_excluded_documents: single-reference documents left out.
+        documents: per-document scores, in first-seen order.
+        signature: distance signature, every hyper-parameter and the persona_metrics version.
+        intervals: ``{"degress": (lo, hi), "perseval": (lo, hi)}`` when a bootstrap was asked for.
+    """
+
+    degress: float
+    egises: float
+    perseval: float
+    edp: float
+    accuracy_distance: float
+    p_accuracy: float
+    accuracy_similarity: float
+    num_items: int
+    num_documents: int
+    num_excluded_documents: int
+    documents: tuple[DocumentScores, ...]
+    signature: str
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def per_summary(self, name: str) -> list[float | None]:
+        """Per-item values of ``"degress"``, ``"perseval"``, ``"edp"`` or ``"accuracy_distance"``.
+
+        Aligned with the inputs; ``None`` for items of excluded single-reference documents.
+        """
+        _check_name(name)
+        out: list[float | None] = [None] * self.num_items
+        for doc in self.documents:
+            for i, v in zip(doc.indices, doc.values(name), strict=True):
+                out[i] = float(v)
+        return out
+
+    def per_document(self, name: str) -> dict[Hashable, float]:
+        """``{document key: mean over its users}`` of a per-summary value (the inner mean of eqs. 2 and 7).
+
+        Only scored documents (≥ 2 references) appear, in first-seen order.
+        """
+        _check_name(name)
+        means = document_means([doc.values(name) for doc in self.documents])
+        return {doc.key: float(m) for doc, m in zip(self.documents, means, strict=True)}
+
+    def as_dict(
+        self,
+        keys: Sequence[str] = SYSTEM_NAMES,
+        per_summary: Sequence[str] = (),
+        per_document: Sequence[str] = (),
+        signature: bool = False,
+    ) -> dict[str, Any]:
+        """Plain numbers for evaluate, the CLI and the apps.
+
+        Args:
+            keys: system numbers to include (from :data:`SYSTEM_NAMES`); their bootstrap intervals, when
+                computed, are added as ``<key>_ci_low`` / ``<key>_ci_high``.
+            per_summary: per-summary lists to include under ``"per_summary"`` (aligned with the inputs).
+            per_document: per-document means to include under ``"per_document"``: ``{"document": [keys],
+                name: [values]}`` over the scored documents in first-seen order (the key is the document id,
+                or the document text when no ids were given).
+            signature: include the signature string.
+
+        Returns:
+            ``keys`` plus ``num_documents`` and ``num_excluded_documents`` (and what was asked for).
+        """
+        unknown = [k for k in keys if k not in SYSTEM_NAMES]
+        if unknown:
+            raise ValueError(f"keys {unknown} are not system scores; known: {list(SYSTEM_NAMES)}")
+        out: dict[str, Any] = {k: getattr(self, k) for k in keys}
+        out["num_documents"] = self.num_documents
+        out["num_excluded_documents"] = self.num_excluded_documents
+        for name, (lo, hi) in self.intervals.items():
+            if name in keys:
+                out[f"{name}_ci_low"], out[f"{name}_ci_high"] = lo, hi
+        if per_summary:
+            out["per_summary"] = {k: self.per_summary(k) for k in per_summary}
+        if per_document:
+            out["per_document"] = {"document": [doc.key for doc in self.documents]}
+            out["per_document"].update({k: list(self.per_document(k).values()) for k in per_document})
+        if signature:
+            out["signature"] = self.signature
+        return out
+
+
+# --- entry point -------------------------------------------------------------------------------------
+def resolve_distance(distance: str | Distance, distance_options: dict | None = None) -> Distance:
+    """A :class:`Distance` from a registry name (with options) or an instance."""
+    if isinstance(distance, Distance):
+        if distance_options:
+            raise ValueError("distance_options can only be used with a distance name, not a Distance instance")
+        return distance
+    if not isinstance(distance, str):
+        raise TypeError(f"distance must be a name (str) or a Distance instance, got {type(distance).__name__}")
+    return get_distance(distance, **(distance_options or {}))
+
+
+def _off_diagonal(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices of the ordered pairs (j, k), j ≠ k, of an n × n matrix, row-major."""
+    rows, cols = np.nonzero(~np.eye(n, dtype=bool))
+    return rows, cols
+
+
+def _check_document_ids(document_ids: Sequence[Hashable] | None, num_items: int) -> None:
+    if document_ids is None:
+        return
+    if isinstance(document_ids, str) or not isinstance(document_ids, Sequence):
+        raise TypeError(f"document_ids must be a list, got {type(document_ids).__name__}")
+    if len(document_ids) != num_items:
+        raise ValueError(f"document_ids has {len(document_ids)} items but references has {num_items}")
+    for i, key in enumerate(document_ids):
+        if not isinstance(key, Hashable) or key is None:
+            raise TypeError(f"document_ids[{i}] must be a hashable id (str or int), got {key!r}")
+
+
+class PersonalizationScorer:
+    """Scores summarizers on one dataset, computing the model-independent distances once.
+
+    The reference side (``σ(u_j, u_k)`` and ``σ(u_j, D)``) depends only on the dataset, so scoring N models
+    on the same references costs one reference pass plus N model passes. Each pass makes one
+    :meth:`Distance.pairwise` call, in which each unique pair is scored once.
+
+    Args:
+        references: the users' own summaries (non-empty).
+        documents: source documents (non-empty); equal texts form one document unless ``document_ids``.
+        document_ids: optional explicit grouping, one hashable id per item.
+        distance: a name from :data:`persona_metrics.distances.DISTANCES` or a ``Distance`` instance.
+        distance_options: keyword options for the named distance (e.g. ``{"model": "..."}``).
+
+    Raises:
+        TypeError: a non-string text or id (the message names the field and index).
+        ValueError: mismatched lengths, an empty reference or document, an unknown distance, or no
+            document with at least two references.
+    """
+
+    def __init__(
+        self,
+        references: Sequence[str],
+        documents: Sequence[str],
+        document_ids: Sequence[Hashable] | None = None,
+        *,
+        distance: str | Distance = DEFAULT_DISTANCE,
+        distance_options: dict | None = None,
+    ) -> None:
+        self.num_items = check_text_fields(references=references, documents=documents)
+        _check_document_ids(document_ids, self.num_items)
+        self.distance = resolve_distance(distance, distance_options)
+        self.references = list(references)
+        groups = group_documents(documents, document_ids)
+        self.groups = [g for g in groups if len(g.indices) >= 2]
+        self.num_excluded_documents = len(groups) - len(self.groups)
+        if not self.groups:
+            raise ValueError(
+                f"no document has at least 2 references (got {len(groups)} documents with one reference each); "
+                "DEGRESS and PerSEval compare users of the same document"
+            )
+        if self.num_excluded_documents:
+            shown = ", ".join(repr(g.key)[:40] for g in groups if len(g.indices) < 2)[:130]
+            warnings.warn(
+                f"{self.num_excluded_documents} of {len(groups)} documents have a single reference and are "
+                f"excluded ({shown}); see num_excluded_documents",
+                PersonaMetricsWarning,
+                stacklevel=2,
+            )
+        self._ref_side = self._side(self.references)
+
+    def _side(self, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per scored document: the ``(n, n)`` pair distances (zero diagonal) and the ``(n,)`` document distances."""
+        pairs: list[tuple[str, str]] = []
+        for g in self.groups:
+            rows, cols = _off_diagonal(len(g.indices))
+            pairs += [(texts[g.indices[j]], texts[g.indices[k]]) for j, k in zip(rows, cols, strict=True)]
+            pairs += [(texts[i], g.document) for i in g.indices]
+        values = self.distance.pairwise(pairs)
+        out, pos = [], 0
+        for g in self.groups:
+            n = len(g.indices)
+            rows, cols = _off_diagonal(n)
+            pair = np.zeros((n, n))
+            pair[rows, cols] = values[pos : pos + n * (n - 1)]
+            pos += n * (n - 1)
+            out.append((pair, values[pos : pos + n]))
+            pos += n
+        return out
+
+    def score(
+        self,
+        predictions: Sequence[str],
+        *,
+        params: PersevalParams | None = None,
+        **options: Any,
+    ) -> PersonalizationResult:
+        """Score one summarizer's predictions (aligned with the references); see :func:`score_personalization`.
+
+        Args:
+            predictions: generated summaries; an empty string is valid (distance 1 to everything).
+            params: the hyper-parameters; or give them one by one as keyword ``options`` (the fields of
+                :class:`PersevalParams`), not both.
+            **options: ``alpha``, ``beta``, ``gamma``, ``p_acc_alpha``, ``p_acc_beta``, ``bootstrap``, ``seed``.
+        """
+        params = _params(params, options)
+        n_items = check_text_fields(allow_empty=("predictions",), predictions=predictions)
+        if n_items != self.num_items:
+            raise ValueError(f"predictions has {n_items} items but references has {self.num_items}; they must align")
+        docs = self._documents(predictions, params)
+        system = aggregate(
+            [d.degress for d in docs],
+            [d.penalties.edp for d in docs],
+            [d.accuracy for d in docs],
+            params.p_acc_alpha,
+            params.p_acc_beta,
+        )
+        intervals: dict[str, tuple[float, float]] = {}
+        if params.bootstrap:
+            for name in ("degress", "perseval"):
+                per_doc = document_means([d.values(name) for d in docs])
+                intervals[name] = bootstrap_interval(per_doc, params.bootstrap, params.seed)
+        return PersonalizationResult(
+            degress=system.degress,
+            egises=system.egises,
+            perseval=system.perseval,
+            edp=system.edp,
+            accuracy_distance=system.accuracy_distance,
+            p_accuracy=system.p_accuracy,
+            accuracy_similarity=system.accuracy_similarity,
+            num_items=n_items,
+            num_documents=len(docs),
+            num_excluded_documents=self.num_excluded_documents,
+            documents=tuple(docs),
+            signature=str(Signature.of(self.distance.signature()) + params.signature()),
+            intervals=intervals,
+        )
+
+    def _documents(self, predictions: Sequence[str], params: PersevalParams) -> list[DocumentScores]:
+        """Per scored document: DEGRESS (eq. 1), accuracy distances and penalties (eqs. 4–6)."""
+        pred_side = self._side(predictions)
+        # Accuracy distances: generated first, reference second (the authors' argument order).
+        acc_values = self.distance.pairwise(
+            [(predictions[i], self.references[i]) for g in self.groups for i in g.indices]
+        )
+        docs: list[DocumentScores] = []
+        pos = 0
+        for g, (ref_pair, ref_doc), (pred_pair, pred_doc) in zip(self.groups, self._ref_side, pred_side, strict=True):
+            acc = acc_values[pos : pos + len(g.indices)]
+            pos += len(g.indices)
+            deg = degress_scores(ref_pair, ref_doc, pred_pair, pred_doc)
+            penalties = edp_scores(acc, params.alpha, params.beta, params.gamma)
+            docs.append(DocumentScores(g.key, g.indices, deg, acc, penalties))
+        return docs
+
+
+def _params(params: PersevalParams | None, options: dict[str, Any]) -> PersevalParams:
+    """``params``, or a :class:`PersevalParams` built from keyword options (unknown names refused)."""
+    if params is not None:
+        if options:
+            raise TypeError(f"give either params or the options {sorted(options)}, not both")
+        if not isinstance(params, PersevalParams):
+            raise TypeError(f"params must be a PersevalParams, got {type(params).__name__}")
+        return params
+    unknown = sorted(set(options) - set(PersevalParams.__dataclass_fields__))
+    if unknown:
+        raise TypeError(f"unknown options {unknown}; known: {list(PersevalParams.__dataclass_fields__)}")
+    return PersevalParams(**options)
+
+
+def score_personalization(
+    predictions: Sequence[str],
+    references: Sequence[str],
+    documents: Sequence[str],
+    document_ids: Sequence[Hashable] | None = None,
+    *,
+    distance: str | Distance = DEFAULT_DISTANCE,
+    distance_options: dict | None = None,
+    params: PersevalParams | None = None,
+    **options: Any,
+) -> PersonalizationResult:
+    """DEGRESS, EGISES, P-Acc and PerSEval of one summarizer.
+
+    Each item is one (user, document): ``predictions[i]`` is the model's summary generated for that user,
+    ``references[i]`` the user's own summary, ``documents[i]`` the source text (items with equal document
+    text, or equal ``document_ids`` when given, form one document). Documents with a single reference have
+    no user pair: they are excluded with a :class:`PersonaMetricsWarning` and counted. To score several
+    models on the same data, use :class:`PersonalizationScorer` (the reference side is computed once).
+
+    Args:
+        predictions: generated summaries; an empty string is valid (distance 1 to everything).
+        references: the users' own summaries (non-empty).
+        documents: source documents (non-empty).
+        document_ids: optional explicit grouping, one hashable id per item.
+        distance: a name from :data:`persona_metrics.distances.DISTANCES` or a ``Distance`` instance.
+        distance_options: keyword options for the named distance (e.g. ``{"model": "..."}``).
+        params: the hyper-parameters as a :class:`PersevalParams`, or:
+        **options: the same one by one: ``alpha`` (EDP offset α, eq. 6, default 3), ``beta`` (EDP slope β,
+            eq. 6; paper 1.7, authors' code default 1.0), ``gamma`` (ADP / ACP offset γ, eqs. 4–5, default 4),
+            ``p_acc_alpha`` / ``p_acc_beta`` (P-Acc α, β, eq. 3), ``bootstrap`` (document resamples for 95 %
+            intervals, 0 = none), ``seed`` (bootstrap seed).
+
+    Returns:
+        A :class:`PersonalizationResult`.
+
+    Raises:
+        TypeError: a non-string text (the message names the field and index) or a bad option type.
+        ValueError: mismatched lengths, an empty reference or document, an unknown distance, a
+            hyper-parameter outside its range (named), or no document with at least two references.
+
+    Example:
+        >>> from persona_metrics.personalization import score_personalization
+        >>> doc = "The city council approved a new budget for parks and public transport on Tuesday."
+        >>> refs = ["Council funds more parks", "Transport budget approved by council"]
+        >>> res = score_personalization(refs, refs, [doc, doc])  # an oracle: each user gets their own summary
+        >>> round(res.degress, 6), round(res.perseval, 6)
+        (1.0, 0.998991)
+    """
+    params = _params(params, options)  # fail on a bad option before any distance work
+    check_text_fields(allow_empty=("predictions",), predictions=predictions, references=references, documents=documents)
+    scorer = PersonalizationScorer(
+        references, documents, document_ids, distance=distance, distance_options=distance_options
+    )
+    return scorer.score(predictions, params=params)
