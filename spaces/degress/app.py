@@ -32,8 +32,8 @@ def score(
         f"### DEGRESS {out['degress']:.4f} · EGISES {out['egises']:.4f} · P-Accuracy {out['p_accuracy']:.4f}\n"
         "DEGRESS (0–1, higher is better) measures whether the summaries for different readers of one document "
         "differ as much as the readers' own summaries do; EGISES = 1 − DEGRESS. P-Accuracy (eq. 3) combines "
-        f"accuracy (1 − mean {distance} distance to each reader's summary = {1 - out['accuracy_distance']:.3f}) "
-        f"with EGISES. {out['num_documents']} document(s) scored, {out['num_excluded_documents']} excluded (one "
+        f"accuracy (1 − the mean {distance} distance to each reader's summary, {out['accuracy_distance']:.3f}) with "
+        f"EGISES. {out['num_documents']} document(s) scored, {out['num_excluded_documents']} excluded (one "
         "reference). Accuracy is not in DEGRESS: see PerSEval for the penalised score."
     )
     figure = personalization_figure(breakdown, ("degress",))
@@ -44,8 +44,8 @@ with gr.Blocks(title="DEGRESS") as demo:
     gr.Markdown("# DEGRESS: does the summarizer respond to its readers?\n" + PERSONALIZATION_HOWTO)
     with gr.Row():
         distance = gr.Dropdown(list(DISTANCES), value=DEFAULT_DISTANCE, label="Distance σ")
-        p_acc_alpha = gr.Slider(0.0, 2.0, value=DEFAULT_P_ACC_ALPHA, step=0.05, label="P-Acc α (eq. 3)")
-        p_acc_beta = gr.Slider(0.1, 5.0, value=DEFAULT_P_ACC_BETA, step=0.1, label="P-Acc β (eq. 3)")
+        p_acc_alpha = gr.Slider(0.05, 1.0, value=DEFAULT_P_ACC_ALPHA, step=0.05, label="P-Acc α (eq. 3), in (0, 1]")
+        p_acc_beta = gr.Slider(0.0, 1.0, value=DEFAULT_P_ACC_BETA, step=0.05, label="P-Acc β (eq. 3), in [0, 1]")
     table = personalization_table()
     results_section(
         __file__,

@@ -14,7 +14,13 @@ from persona_metrics.integrations.app_support import (
     table_columns,
     user_errors,
 )
-from persona_metrics.persona.quality import CONTENT_WEIGHTS_WITHOUT_BLEURT, OVERALL_WEIGHTS, QUALITY_BANDS, quality_band
+from persona_metrics.persona.quality import (
+    CONTENT_WEIGHTS_WITHOUT_BLEURT,
+    OVERALL_WEIGHTS,
+    QUALITY_BANDS,
+    complementary_weights,
+    quality_band,
+)
 from persona_metrics.persona.style import BUILTIN_PERSONAS
 
 metric = load_metric(__file__, "persona_quality")
@@ -37,7 +43,6 @@ EXAMPLE = [
     ],
     ["Wow, Harbor Foods is on fire! More stores! Buy now?", _REFERENCE],
 ]
-COMPONENTS = ("overall_quality", "content_quality", "style_similarity", "rougeLsum", "bertscore_f1")
 
 
 @user_errors
@@ -46,30 +51,33 @@ def score(
 ) -> tuple[dict, str, pd.DataFrame, object]:
     """Persona quality of every (prediction, reference) row for ``persona`` with the chosen weights."""
     cols = table_columns(table, COLUMNS)
+    overall_weights = complementary_weights(content_weight, ("content", "style"))
+    content_weights = complementary_weights(rouge_share, ("rougeLsum", "bertscore"))
     out = metric.compute(
         predictions=cols["prediction"],
         references=cols["reference"],
         personas=[persona] * len(cols["prediction"]),
-        overall_weights={"content": content_weight, "style": 1.0 - content_weight},
-        content_weights={"rougeLsum": rouge_share, "bertscore": 1.0 - rouge_share},
+        overall_weights=overall_weights,
+        content_weights=content_weights,
         return_per_item=True,
     )
     per_item = out.pop("per_item")
+    bands = per_item.pop("band")
     overall = out["overall_quality"]
     summary = (
         f"### Overall persona quality for **{persona}**: {overall:.4f} ({quality_band(overall)})\n"
-        f"{content_weight:.2f} × content {out['content_quality']:.3f} + {1 - content_weight:.2f} × style "
-        f"{out['style_similarity']:.3f}. Content = {rouge_share:.2f} × ROUGE-Lsum + {1 - rouge_share:.2f} × "
-        "BERTScore F1 (packaged all-MiniLM-L6-v2, baseline-rescaled). Bands: "
+        f"{overall_weights['content']:.2f} × content {out['content_quality']:.3f} + {overall_weights['style']:.2f} × "
+        f"style {out['style_similarity']:.3f}. Content = {content_weights['rougeLsum']:.2f} × ROUGE-Lsum + "
+        f"{content_weights['bertscore']:.2f} × BERTScore F1 (packaged all-MiniLM-L6-v2, baseline-rescaled). Bands: "
         + ", ".join(f"{label} ≥ {bound:.2f}" for bound, label in QUALITY_BANDS if bound > 0)
         + "."
     )
     breakdown = pd.DataFrame({"summary": [short(p) for p in cols["prediction"]]})
-    for name in COMPONENTS:
-        breakdown[name] = [round(v, 4) for v in per_item[name]]
-    breakdown["band"] = per_item["band"]
+    for name, values in per_item.items():
+        breakdown[name] = [round(v, 4) for v in values]
+    breakdown["band"] = bands
     labels = [f"summary {i + 1}" for i in range(len(cols["prediction"]))]
-    figure = grouped_bars(labels, {name: per_item[name] for name in COMPONENTS}, "score")
+    figure = grouped_bars(labels, per_item, "score")
     return out, summary, breakdown, figure
 
 

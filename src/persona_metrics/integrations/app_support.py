@@ -1,7 +1,8 @@
 """Glue shared by the Gradio Space apps in ``spaces/<name>/app.py``: loading, input tables, errors, pictures.
 
-UI only: every number an app shows comes from the metric's ``evaluate`` module; nothing here computes a
-score. gradio and matplotlib (the ``demo`` extra) are imported on first use.
+UI only: every number an app shows comes from the metric's ``evaluate`` module (system, per-item and
+per-document values alike); nothing here computes or averages a score. gradio and matplotlib (the ``demo``
+extra) are imported on first use.
 """
 
 from __future__ import annotations
@@ -237,7 +238,7 @@ def score_personalization_table(metric: Any, table: Any, scores: Sequence[str], 
     Args:
         metric: the loaded evaluate module.
         table: the input table (:data:`PERSONALIZATION_COLUMNS`; an empty prediction is valid input).
-        scores: per-summary scores of the metric to break down by document, in column order.
+        scores: per-document scores of the metric to show, in column order.
         **options: the metric's keyword options (``distance``, ``beta`` ...).
     """
     columns = table_columns(table, PERSONALIZATION_COLUMNS, allow_blank=("prediction",))
@@ -245,30 +246,38 @@ def score_personalization_table(metric: Any, table: Any, scores: Sequence[str], 
         predictions=columns["prediction"],
         references=columns["reference"],
         documents=columns["document"],
-        return_per_summary=True,
+        return_per_document=True,
         **options,
     )
-    per_summary = out.pop("per_summary")
-    return out, _personalization_breakdown(columns, {name: per_summary[name] for name in scores})
+    per_document = out.pop("per_document")
+    return out, _personalization_breakdown(columns, per_document, scores)
 
 
-def _personalization_breakdown(columns: dict[str, list[str]], per_summary: dict[str, list[float | None]]) -> Any:
-    """Per-document table: users, and the mean over the document's users of each per-summary score.
+def _personalization_breakdown(
+    columns: dict[str, list[str]], per_document: dict[str, list], scores: Sequence[str]
+) -> Any:
+    """Per-document table: users and the metric's per-document scores (mean over the document's users).
 
-    The metric's system score is the mean over documents of these per-document means (PerSEval paper, eq. 2
-    and eq. 7). A document with a single reference is listed as excluded (the metric leaves it out).
+    The metric's system score is the mean over documents of these values (PerSEval paper, eqs. 2 and 7). A
+    document with a single reference is listed as excluded (the metric leaves it out).
     """
     import pandas as pd
 
-    frame = pd.DataFrame({"document": columns["document"], "user": columns["user"], **per_summary})
+    scored = {doc: i for i, doc in enumerate(per_document["document"])}
+    users: dict[str, list[str]] = {}
+    for document, user in zip(columns["document"], columns["user"], strict=True):
+        users.setdefault(document, []).append(user)
     rows = []
-    for number, (document, group) in enumerate(frame.groupby("document", sort=False), start=1):
-        row: dict[str, Any] = {"doc": f"D{number}", "document": short(document), "users": ", ".join(group["user"])}
-        for name in per_summary:
-            values = group[name].dropna()
-            row[name] = round(float(values.mean()), 4) if len(values) else "excluded (one reference)"
+    for number, (document, readers) in enumerate(users.items(), start=1):
+        row: dict[str, Any] = {"doc": f"D{number}", "document": short(document), "users": ", ".join(readers)}
+        for name in scores:
+            row[name] = round(per_document[name][scored[document]], 4) if document in scored else EXCLUDED
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+#: The per-document cell of a document the metric leaves out.
+EXCLUDED = "excluded (one reference)"
 
 
 def personalization_figure(breakdown: Any, scores: Sequence[str]) -> Any:
