@@ -303,3 +303,29 @@ def test_wheel_ships_the_metric_scripts(tmp_path: Path) -> None:
     for name in persona_metrics.METRICS:
         for file in (f"{name}.py", "README.md", "requirements.txt"):
             assert f"persona_metrics/metrics/{name}/{file}" in names
+
+
+#: Inputs of each bundled metric (a tiny valid call) for the cross-metric contract tests.
+CALLS = {
+    "perseval": {"predictions": PREDS, "references": REFS, "documents": [DOC] * 3},
+    "degress": {"predictions": PREDS, "references": REFS, "documents": [DOC] * 3},
+    "persona_style": {"predictions": PREDS, "personas": ["journalist"] * 3},
+    "persona_quality": {"predictions": PREDS, "references": REFS, "personas": ["journalist"] * 3},
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_every_metric_offers_one_signature_format(name: str) -> None:
+    """One Signature helper: ``part|key:value|...|persona_metrics:<version>`` from every module, version last."""
+    out = persona_metrics.load(name).compute(**CALLS[name], return_signature=True)
+    parts = out["signature"].split("|")
+    assert parts[-1] == f"persona_metrics:{persona_metrics.__version__}"
+    assert sum(p.startswith("persona_metrics:") for p in parts) == 1  # components compose without a version
+    assert all(p and " " not in p for p in parts)
+
+
+def test_per_document_output_of_the_personalization_modules(module) -> None:
+    out = module.compute(predictions=PREDS, references=REFS, documents=[DOC] * 3, return_per_document=True)
+    lib = score_personalization(PREDS, REFS, [DOC] * 3)
+    assert out["per_document"]["document"] == [DOC]
+    assert out["per_document"]["degress"] == [pytest.approx(lib.per_document("degress")[DOC], abs=1e-15)]

@@ -390,3 +390,87 @@ BAD_INPUTS = [
 def test_bad_input(kwargs: dict, error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         score_personalization(**kwargs)
+
+
+# --- hyper-parameters: one validated object, ranges from the paper --------------------------------------------
+@pytest.mark.parametrize(
+    ("options", "error", "match"),
+    [
+        ({"beta": 0.0}, ValueError, r"beta must be in \(0, inf\), got 0"),
+        ({"beta": -1}, ValueError, r"beta must be in \(0, inf\), got -1"),
+        ({"alpha": -3.0}, ValueError, "alpha must be in"),
+        ({"gamma": 0}, ValueError, "gamma must be in"),
+        ({"p_acc_alpha": 0.0}, ValueError, r"p_acc_alpha must be in \(0, 1\], got 0.0"),
+        ({"p_acc_alpha": 1.5}, ValueError, r"p_acc_alpha must be in \(0, 1\]"),
+        ({"p_acc_beta": -0.1}, ValueError, r"p_acc_beta must be in \[0, 1\]"),
+        ({"p_acc_beta": True}, TypeError, "p_acc_beta must be a finite number"),
+        ({"alpha": "3"}, TypeError, "alpha must be a finite number"),
+        ({"bootstrap": 1}, ValueError, "bootstrap must be 0"),
+        ({"seed": 1.5}, TypeError, "seed must be an int"),
+        ({"betta": 1.0}, TypeError, r"unknown options \['betta'\]"),
+    ],
+)
+def test_params_are_checked_before_any_distance_work(options: dict, error: type[Exception], match: str) -> None:
+    dist = TableDistance(_two_user_table())
+    with pytest.raises(error, match=match):
+        score_personalization(["sA", "sB"], ["uA", "uB"], ["D", "D"], distance=dist, **options)
+    assert dist.scored == []  # nothing was computed
+
+
+def test_params_object_equals_keyword_options() -> None:
+    from persona_metrics.personalization import PersevalParams
+
+    dist = TableDistance(_two_user_table())
+    a = score_personalization(["sA", "sB"], ["uA", "uB"], ["D", "D"], distance=dist, beta=1.0, p_acc_alpha=1.0)
+    b = score_personalization(
+        ["sA", "sB"], ["uA", "uB"], ["D", "D"], distance=dist, params=PersevalParams(beta=1.0, p_acc_alpha=1.0)
+    )
+    assert a.as_dict(per_summary=("perseval",), signature=True) == b.as_dict(per_summary=("perseval",), signature=True)
+    with pytest.raises(TypeError, match="not both"):
+        score_personalization(["sA"], ["uA"], ["D"], params=PersevalParams(), beta=1.0)
+
+
+# --- the system reduction and the result views --------------------------------------------------------------
+def test_aggregate_is_documents_first_then_users() -> None:
+    """Eqs. 2 and 7 by hand on two documents of 2 and 3 users (unequal sizes: a flat mean would differ)."""
+    from persona_metrics.personalization import aggregate
+
+    degress = [np.array([0.2, 0.4]), np.array([0.9, 0.6, 0.3])]
+    edp = [np.array([1.0, 0.5]), np.array([0.5, 0.5, 1.0])]
+    accuracy = [np.array([0.1, 0.3]), np.array([0.2, 0.2, 0.5])]
+    system = aggregate(degress, edp, accuracy, p_acc_alpha=0.5, p_acc_beta=1.0)
+    assert system.degress == pytest.approx((0.3 + 0.6) / 2, abs=1e-15)  # eq. 2
+    assert system.egises == pytest.approx(1 - 0.45, abs=1e-15)
+    assert system.perseval == pytest.approx(((0.2 + 0.2) / 2 + (0.45 + 0.3 + 0.3) / 3) / 2, abs=1e-15)  # eq. 7
+    assert system.edp == pytest.approx((0.75 + 2 / 3) / 2, abs=1e-15)
+    assert system.accuracy_distance == pytest.approx(1.3 / 5, abs=1e-15)  # flat over the 5 summaries
+    assert system.accuracy_similarity == pytest.approx(1 - 0.26, abs=1e-15)
+    assert system.p_accuracy == pytest.approx(0.74 - 0.5 / (1 + math.exp(-0.55)), abs=1e-15)  # eq. 3
+
+
+def test_per_document_and_as_dict_views() -> None:
+    preds, refs, docs = _flatten({k: users[1:] + users[:1] for k, (_, users) in DOCS.items()})
+    res = score_personalization(preds, refs, docs, bootstrap=50, seed=3)
+    per_doc = res.per_document("perseval")
+    assert list(per_doc) == [doc for doc, _ in DOCS.values()]  # first-seen order, keyed by document text
+    per_summary = res.per_summary("perseval")
+    for doc, value in per_doc.items():  # the mean over the document's users
+        assert value == pytest.approx(np.mean([v for v, d in zip(per_summary, docs, strict=True) if d == doc]))
+    assert np.mean(list(per_doc.values())) == pytest.approx(res.perseval, abs=1e-15)  # eq. 7
+    out = res.as_dict(keys=("perseval", "degress"), per_summary=("edp",), per_document=("degress",), signature=True)
+    assert out["perseval"] == res.perseval
+    assert out["perseval_ci_low"] <= res.perseval <= out["perseval_ci_high"]
+    assert out["per_summary"]["edp"] == res.per_summary("edp")
+    assert out["per_document"] == {"document": list(per_doc), "degress": list(res.per_document("degress").values())}
+    assert out["signature"] == res.signature
+    with pytest.raises(ValueError, match="not system scores"):
+        res.as_dict(keys=("rouge",))
+    with pytest.raises(ValueError, match="name must be one of"):
+        res.per_document("rouge")
+
+
+def test_signature_ends_with_the_version() -> None:
+    import persona_metrics
+
+    res = score_personalization(["sA", "sB"], ["uA", "uB"], ["D", "D"], distance=TableDistance(_two_user_table()))
+    assert res.signature == f"table|alpha:3|beta:1.7|gamma:4|p_acc:0.5,1|persona_metrics:{persona_metrics.__version__}"
