@@ -1,7 +1,7 @@
 """Generate PENS-format data at full scale, deterministically, for performance work.
 
 Writes ``news.tsv`` and ``personalized_test.tsv`` in the exact Microsoft PENS formats
-(``specs/offline_resources.md`` §5) into OUT_DIR: by default 3,840 test articles, 103 users and about 20,600
+(``docs/offline.md`` §5) into OUT_DIR: by default 3,840 test articles, 103 users and about 20,600
 rewritten titles (5.4 per article on average), plus history-only articles for the users' click histories.
 Text is synthetic (template sentences over topic vocabularies): realistic lengths and overlaps for timing, not
 for reading. The same ``--seed`` gives byte-identical files.

@@ -1,7 +1,7 @@
 """Test-session set-up: offline flags and a private Hugging Face home, set before evaluate is imported.
 
 evaluate binds its dynamic-modules package to the first modules cache imported in a process, so the
-cache is chosen once here (specs/evaluate_conventions.md §1.7, test-suite pitfall).
+cache is chosen once here (docs/evaluate_conventions.md §1.7, test-suite pitfall).
 """
 
 import os

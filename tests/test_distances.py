@@ -78,7 +78,7 @@ def test_rougesu4_equals_pyrouge(a: str, b: str) -> None:
 
 @pytest.mark.parametrize(
     ("reference", "hypothesis", "p", "r", "f"),
-    [  # ROUGE-1.5.5 (Perl and PyRouge) P/R/F recorded in specs/offline_resources.md §3
+    [  # ROUGE-1.5.5 (Perl and PyRouge) P/R/F recorded in docs/offline.md §3
         ("The gunman killed the policeman", "Police killed the gunman", 0.44444, 0.28571, 0.34783),
         (
             "On Monday, the prime minister unveiled tax cuts for families.",
@@ -161,7 +161,7 @@ def test_meteor_equals_nltk(a: str, b: str) -> None:
 
 
 def test_meteor_nltk_docstring_value() -> None:
-    """NLTK's meteor_score docstring pair scores 0.6944 (specs/offline_resources.md §2)."""
+    """NLTK's meteor_score docstring pair scores 0.6944 (docs/offline.md §2)."""
     hyp = "It is a guide to action which ensures that the military always obeys the commands of the party"
     ref = "It is a guide to action that ensures that the military will forever heed Party commands"
     assert 1.0 - get_distance("meteor")(ref, hyp) == pytest.approx(0.6944, abs=5e-5)

@@ -2,8 +2,8 @@
 
 Golden values come from (a) hand calculations written out below with the paper's equation numbers
 ((1) DEGRESS of a summary, (2) system DEGRESS / EGISES, (3) P-Acc, (4) ADP, (5) ACP, (6) EDP / PerSEval,
-(7) system PerSEval) on the authors' code semantics of ``specs/perseval.md`` §4–5, (b) the closed-form
-sanity values of ``specs/perseval.md`` §5 and §7, and (c) a loop-by-loop transcription of the authors'
+(7) system PerSEval) on the authors' code semantics of ``docs/perseval.md`` §4–5, (b) the closed-form
+sanity values of ``docs/perseval.md`` §5 and §7, and (c) a loop-by-loop transcription of the authors'
 code (``egises/models.py``) kept independent of the vectorised implementation.
 """
 
@@ -125,7 +125,7 @@ def test_zero_distance_to_document_gives_zero_weight() -> None:
 # --- (b) closed forms --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("beta", "edp_max"),
-    [(1.0, 0.998999), (1.7, 0.998991)],  # specs/perseval.md §5 "EDP_max"
+    [(1.0, 0.998999), (1.7, 0.998991)],  # docs/perseval.md §5 "EDP_max"
 )
 def test_edp_max(beta: float, edp_max: float) -> None:
     pen = edp_scores(np.zeros(3), beta=beta)
@@ -133,7 +133,7 @@ def test_edp_max(beta: float, edp_max: float) -> None:
     assert pen.edp == pytest.approx([edp_max] * 3, abs=5e-7)
 
 
-@pytest.mark.parametrize(("beta", "edp"), [(1.0, 0.0434), (1.7, 1e-7)])  # specs/perseval.md §7, d_min = 1
+@pytest.mark.parametrize(("beta", "edp"), [(1.0, 0.0434), (1.7, 1e-7)])  # docs/perseval.md §7, d_min = 1
 def test_edp_when_every_summary_is_maximally_wrong(beta: float, edp: float) -> None:
     pen = edp_scores(np.ones(4), beta=beta)
     assert pen.adp == pytest.approx(1.0)
@@ -141,7 +141,7 @@ def test_edp_when_every_summary_is_maximally_wrong(beta: float, edp: float) -> N
 
 
 def test_adp_crosses_half_near_0479() -> None:
-    """ADP = 0.5 at d/(1 − d) = ln(10^4)/10 (specs/perseval.md §5), i.e. d ≈ 0.4795."""
+    """ADP = 0.5 at d/(1 − d) = ln(10^4)/10 (docs/perseval.md §5), i.e. d ≈ 0.4795."""
     ratio = math.log(1e4) / 10
     assert float(custom_sigmoid(ratio, 4, 1)) == pytest.approx(0.5, abs=1e-12)
     assert ratio / (1 + ratio) == pytest.approx(0.4795, abs=1e-4)
@@ -261,7 +261,7 @@ def test_oracle(beta: float, expected: float) -> None:
 
 
 def test_same_summary_for_everyone() -> None:
-    """Y = 0 for every pair → r ≈ 1e-5 / X → DEGRESS ≈ 2e-5 (specs/perseval.md §7)."""
+    """Y = 0 for every pair → r ≈ 1e-5 / X → DEGRESS ≈ 2e-5 (docs/perseval.md §7)."""
     preds, refs, docs = _flatten({k: [users[0]] * len(users) for k, (_, users) in DOCS.items()})
     res = score_personalization(preds, refs, docs)
     assert 5e-6 < res.degress < 5e-5

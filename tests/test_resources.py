@@ -1,4 +1,4 @@
-"""Offline provisioning of NLTK data and the packaged model (specs/offline_resources.md)."""
+"""Offline provisioning of NLTK data and the packaged model (docs/offline.md)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def test_concurrent_builds_in_a_fresh_cache(tmp_path: Path) -> None:
     """Three processes build everything into one empty cache at once: one complete copy, no leftovers.
 
     Golden values: WordNet 3.0 has 10 noun + 8 verb senses of "bank" and dog.n.01 = {dog, domestic_dog, ...};
-    METEOR 0.6944 on NLTK's docstring pair (specs/offline_resources.md §2); CMUdict has 2 pronunciations of
+    METEOR 0.6944 on NLTK's docstring pair (docs/offline.md §2); CMUdict has 2 pronunciations of
     "tomato" (the cmudict package's ``tomato`` and ``tomato(2)`` lines).
     """
     env = {**os.environ, resources.CACHE_ENV: str(tmp_path)}
@@ -107,7 +107,7 @@ def test_use_nltk_data_puts_the_directory_first_once(monkeypatch: pytest.MonkeyP
 
 
 def test_flesch_kincaid_uses_cmudict_offline() -> None:
-    """The pinned choice: CMUdict syllables give FK 7.99 on this text (specs/offline_resources.md §6)."""
+    """The pinned choice: CMUdict syllables give FK 7.99 on this text (docs/offline.md §6)."""
     import textstat
 
     resources.ensure_cmudict()

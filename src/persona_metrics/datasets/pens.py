@@ -1,6 +1,6 @@
 """Microsoft PENS (personalized news headlines) through ``datasets``: one example per (user, article).
 
-Files (``specs/offline_resources.md`` §5), tab-separated with a header line:
+Files (``docs/offline.md`` §5), tab-separated with a header line:
 
 * ``news.tsv``: News ID, Category, Topic, Headline, News body, Title entity, Entity content;
 * ``personalized_test.tsv``: userid, clicknewsID (comma-separated history), posnewID (comma-separated),

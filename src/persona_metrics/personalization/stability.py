@@ -5,7 +5,7 @@ A system score is the mean of per-document scores, so subsample leaderboards are
 
 Sampling: for each fraction (80/60/40/20 %), ``repeats`` seeded subsamples of documents drawn *without*
 replacement (the paper says "with replacement"; the authors' script subsamples user-pair rows without
-replacement, ``specs/perseval.md`` §8). ε-Spearman / ε-Kendall = the largest rank-correlation *distance*
+replacement, ``docs/perseval.md`` §8). ε-Spearman / ε-Kendall = the largest rank-correlation *distance*
 ``1 − ρ`` / ``1 − τ`` between a subsample's model ranking and the full-data ranking; bias and variance per model
 are the authors' ``np.std`` / ``np.var`` of the five values (100 %, then each fraction's mean over repeats).
 """
