@@ -9,6 +9,7 @@ from persona_metrics.personalization import (
     DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_P_ACC_ALPHA,
     DEFAULT_P_ACC_BETA,
+    PersevalParams,
     score_personalization,
 )
 
@@ -111,10 +112,7 @@ class Degress(ValidatedTextInputs, evaluate.Metric):
             document_ids,
             distance=distance,
             distance_options=distance_options,
-            p_acc_alpha=p_acc_alpha,
-            p_acc_beta=p_acc_beta,
-            bootstrap=bootstrap,
-            seed=seed,
+            params=PersevalParams(p_acc_alpha=p_acc_alpha, p_acc_beta=p_acc_beta, bootstrap=bootstrap, seed=seed),
         )
         return result.as_dict(
             keys=("degress", "egises", "p_accuracy", "accuracy_distance"),

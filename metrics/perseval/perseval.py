@@ -10,6 +10,7 @@ from persona_metrics.personalization import (
     DEFAULT_BETA,
     DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_GAMMA,
+    PersevalParams,
     score_personalization,
 )
 
@@ -112,11 +113,7 @@ class Perseval(ValidatedTextInputs, evaluate.Metric):
             document_ids,
             distance=distance,
             distance_options=distance_options,
-            alpha=alpha,
-            beta=beta,
-            gamma=gamma,
-            bootstrap=bootstrap,
-            seed=seed,
+            params=PersevalParams(alpha=alpha, beta=beta, gamma=gamma, bootstrap=bootstrap, seed=seed),
         )
         return result.as_dict(
             keys=("perseval", "degress", "egises", "edp", "accuracy_distance"),
