@@ -311,7 +311,7 @@ def test_split_samples() -> None:
 
 @pytest.mark.parametrize(
     ("metadata", "persona"),
-    [  # docs/style.md, "Automatic Persona Detection", rule by rule
+    [  # docs/style.md §5 (automatic persona detection), rule by rule
         ({"prompt_type": "Equity Research Note", "author": "J. Doe"}, "formal_analyst"),
         ({"prompt_type": "Update", "author": "Senior Analyst"}, "formal_analyst"),
         ({"prompt_type": "Morning Summary", "author": "Desk"}, "journalist"),
