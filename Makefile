@@ -33,11 +33,11 @@ register: install
 	$(BIN)/persona-metrics register
 
 demo: register
-	$(BIN)/python scripts/score_personalization.py data/personalization_sample/sample.jsonl
+	$(BIN)/persona-metrics score perseval data/personalization_sample/sample.jsonl
 	$(BIN)/python scripts/evaluate_personas.py --json outputs/persona_heldout/evaluation.json \
 	  --plot outputs/persona_heldout/similarity.png
-	$(BIN)/python scripts/evaluate_summaries.py data/financial_sample --out outputs/financial_sample
-	$(BIN)/python scripts/benchmark_pens.py data/pens_sample --out outputs/pens_sample --distance rougeL jsd
+	$(BIN)/persona-metrics pipeline data/financial_sample --out outputs/financial_sample
+	$(BIN)/persona-metrics pens data/pens_sample --out outputs/pens_sample --distance rougeL jsd
 
 # The browser tests drive Debian's chromium with Playwright (no browser download); installed here when absent.
 browser-deps:

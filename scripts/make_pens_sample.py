@@ -15,6 +15,8 @@ import random
 import sys
 from pathlib import Path
 
+from persona_metrics.datasets.pens import write_pens
+
 COMPANIES = [
     ("Northwind Rail", "autos"),
     ("Copperfield Bank", "finance"),
@@ -217,16 +219,10 @@ def main(argv: list[str] | None = None) -> int:
                 title = rng.choice(options)
                 used.add(title)
                 assigned[user].append((news_id, title))
-    args.out.mkdir(parents=True, exist_ok=True)
-    with (args.out / "news.tsv").open("w", encoding="utf-8") as f:
-        f.write("News ID\tCategory\tTopic\tHeadline\tNews body\tTitle entity\tEntity content\n")
-        for news_id, category, headline, body in news_rows:
-            f.write(f"{news_id}\t{category}\t{category}news\t{headline}\t{body}\t{{}}\t{{}}\n")
-    with (args.out / "personalized_test.tsv").open("w", encoding="utf-8") as f:
-        f.write("userid\tclicknewsID\tposnewID\trewrite_titles\n")
-        for user, items in assigned.items():
-            clicks = ",".join(rng.sample(history[user], min(len(history[user]), 12)))
-            f.write(f"{user}\t{clicks}\t{','.join(n for n, _ in items)}\t{';;'.join(t for _, t in items)}\n")
+    users_rows = [
+        (user, rng.sample(history[user], min(len(history[user]), 12)), items) for user, items in assigned.items()
+    ]
+    write_pens(args.out, news_rows, users_rows)
     sys.stdout.write(
         f"wrote {args.out}: 64 test articles, 36 history articles, {len(users)} users, "
         f"{sum(len(v) for v in assigned.values())} titles\n"

@@ -16,6 +16,8 @@ import random
 import sys
 from pathlib import Path
 
+from persona_metrics.datasets.pens import write_pens
+
 TOPICS: dict[str, list[str]] = {
     "finance": "market shares investors bank rates profit earnings stocks bond dividend inflation lender fund".split(),
     "sports": "team season coach match goal league players title win defeat playoff stadium injury".split(),
@@ -52,7 +54,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     topics = list(TOPICS)
-    args.out.mkdir(parents=True, exist_ok=True)
 
     news: list[tuple[str, str, str, str]] = []  # id, category, headline, body
     for i in range(args.articles + args.history_articles):
@@ -78,16 +79,11 @@ def main(argv: list[str] | None = None) -> int:
             title = base[: rng.randint(5, 9)] + rng.sample(favourite, 2)
             assigned[user].append((news_id, " ".join(title).replace(";;", ";")))
 
-    with (args.out / "news.tsv").open("w", encoding="utf-8") as f:
-        f.write("News ID\tCategory\tTopic\tHeadline\tNews body\tTitle entity\tEntity content\n")
-        for news_id, cat, headline, body in news:
-            f.write(f"{news_id}\t{cat}\t{cat}news\t{headline}\t{body}\t{{}}\t{{}}\n")
-    with (args.out / "personalized_test.tsv").open("w", encoding="utf-8") as f:
-        f.write("userid\tclicknewsID\tposnewID\trewrite_titles\n")
-        for user, items in assigned.items():
-            liked = [n[0] for n in history if n[1] in likes[user]]
-            clicks = rng.sample(liked, min(len(liked), rng.randint(20, 50)))
-            f.write(f"{user}\t{','.join(clicks)}\t{','.join(i for i, _ in items)}\t{';;'.join(t for _, t in items)}\n")
+    users_rows = []
+    for user, items in assigned.items():
+        liked = [n[0] for n in history if n[1] in likes[user]]
+        users_rows.append((user, rng.sample(liked, min(len(liked), rng.randint(20, 50))), items))
+    write_pens(args.out, news, users_rows)
     titles = sum(len(v) for v in assigned.values())
     sys.stdout.write(
         f"wrote {args.out}: {args.articles} test articles, {len(history)} history articles, "

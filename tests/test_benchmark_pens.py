@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from persona_metrics.commands import pens as pens_command
 from persona_metrics.datasets.pens import baseline_predictions, load_pens, read_hyps, read_jsonl_predictions
 from persona_metrics.personalization.stability import rank_disagreement, stability
 
@@ -136,7 +137,7 @@ def test_leaderboard_script(pens_dir: Path, ds, tmp_path: Path) -> None:
     hyps = tmp_path / "hyps_copycat.txt"
     hyps.write_text("\n".join(ds["reference"]) + "\n")
     out = tmp_path / "out"
-    code = _script("benchmark_pens").main(
+    code = pens_command.main(
         [
             str(pens_dir),
             "--out",

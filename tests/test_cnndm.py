@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import random
@@ -51,10 +50,9 @@ def test_lead3_and_random3() -> None:
 
 @pytest.fixture(scope="module")
 def cli():
-    spec = importlib.util.spec_from_file_location("benchmark_cnndm", ROOT / "scripts" / "benchmark_cnndm.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from persona_metrics.commands import cnndm
+
+    return cnndm
 
 
 def _run(cli, *args: str) -> str:

@@ -32,7 +32,7 @@ def module(request: pytest.FixtureRequest):
 
 
 def test_metrics_listed() -> None:
-    assert persona_metrics.METRICS == ("degress", "perseval", "persona_quality", "persona_style")
+    assert persona_metrics.METRICS == ("degress", "perseval", "persona_quality", "persona_style", "vert")
 
 
 def test_unknown_metric_name() -> None:
@@ -311,6 +311,7 @@ CALLS = {
     "degress": {"predictions": PREDS, "references": REFS, "documents": [DOC] * 3},
     "persona_style": {"predictions": PREDS, "personas": ["journalist"] * 3},
     "persona_quality": {"predictions": PREDS, "references": REFS, "personas": ["journalist"] * 3},
+    "vert": {"predictions": PREDS, "references": REFS},
 }
 
 

@@ -237,15 +237,12 @@ def test_module_docstring_examples_run(registered_modules: str) -> None:
 
 
 def test_pipeline_on_the_shipped_sample_with_a_malformed_file(tmp_path: Path, capsys) -> None:
-    import importlib
+    from persona_metrics.commands import pipeline as script
 
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data" / "financial_sample", data)
     (data / "zz_broken.json").write_text("{not json")
     (data / "zz_incomplete.json").write_text(json.dumps({"article_id": "x"}))
-    spec = importlib.util.spec_from_file_location("evaluate_summaries", ROOT / "scripts" / "evaluate_summaries.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
     assert script.main([str(data), "--out", str(tmp_path / "out")]) == 0
     err = capsys.readouterr().err
     assert "zz_broken.json: not valid JSON" in err

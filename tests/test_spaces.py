@@ -1,7 +1,8 @@
 """The Gradio Spaces: each app served on 127.0.0.1, called through gradio_client and driven in headless Chromium.
 
 Golden values: the library functions called directly (``score_style``, ``score_quality``,
-``score_personalization``), an independent path from the app → evaluate module → library chain under test.
+``score_personalization``, ``score_vert``),
+an independent path from the app → evaluate module → library chain under test.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from persona_metrics.integrations.app_support import PERSONALIZATION_COLUMNS, PE
 from persona_metrics.persona.quality import score_quality
 from persona_metrics.persona.style import score_style, style_band
 from persona_metrics.personalization import score_personalization
+from persona_metrics.vert import score_vert
 
 gradio_client = pytest.importorskip("gradio_client", reason="the demo extra (gradio) is not installed")
 
@@ -49,6 +51,7 @@ OPTIONS = {
     "persona_quality": ("journalist", 0.7, 0.4),
     "degress": ("rougeL", 0.5, 1.0),
     "perseval": ("rougeL", 1.7, 3.0, 4.0),
+    "vert": ("wordllama", 5.0),
 }
 
 
@@ -99,6 +102,8 @@ def library_numbers(name: str, cols: dict[str, list[str]], options: tuple) -> di
             content_weights={"rougeLsum": rouge, "bertscore": 1 - rouge},
         )
         return result.means()
+    if name == "vert":
+        return score_vert(cols["prediction"], cols["reference"], encoder=options[0], alpha=options[1]).means()
     args = (cols["prediction"], cols["reference"], cols["document"])
     if name == "degress":
         result = score_personalization(*args, distance=options[0], p_acc_alpha=options[1], p_acc_beta=options[2])
@@ -163,6 +168,13 @@ def test_the_example_is_meaningful(served):
         assert list(rows["nearest_persona"]) == ["formal_analyst", "journalist", "enthusiast"]
     elif name == "persona_quality":  # the accurate journalist-style summary ranks first, the hype last
         assert list(rows["overall_quality"]) == sorted(rows["overall_quality"], reverse=True)
+    elif name == "vert":  # the authors' examples: identical first, acceptable above wrong; unrelated last
+        vert = list(rows["VERT"])
+        assert vert[2] == max(vert) >= 0.99
+        assert vert[0] > vert[1]
+        assert rows["sim"].iloc[0] > rows["sim"].iloc[1]
+        assert rows["WMD"].iloc[1] > rows["WMD"].iloc[0]
+        assert vert[4] == min(vert)
     else:  # the third document got one generic summary for every reader: DEGRESS 0 there
         assert rows["degress"].iloc[2] == 0.0
         assert rows["degress"].iloc[0] > 0.0
@@ -191,7 +203,7 @@ def test_an_option_outside_the_dropdown_is_refused(served):
     """A persona / distance the dropdown does not offer: the API refuses it, naming the allowed values."""
     name, app, url = served
     client = gradio_client.Client(url, verbose=False)
-    allowed = "rougeL" if name in ("degress", "perseval") else "formal_analyst"
+    allowed = {"degress": "rougeL", "perseval": "rougeL", "vert": "wordllama"}.get(name, "formal_analyst")
     with pytest.raises(gradio_client.exceptions.AppError, match=allowed):
         client.predict(api_table(name, app), "no-such-choice", *OPTIONS[name][1:], api_name="/score")
 
@@ -203,6 +215,7 @@ EDITS = {
     "persona_quality": (2, 0, "Harbor Foods raised its annual sales forecast on Tuesday after a strong summer."),
     "degress": (7, 3, "Coastal Air's new jets cut emissions per seat by a fifth"),
     "perseval": (7, 3, "Coastal Air's new jets cut emissions per seat by a fifth"),
+    "vert": (1, 0, "Endeavour astronauts attach two segments of International Space Station"),
 }
 
 
@@ -262,6 +275,10 @@ def test_edit_a_cell_and_compute_in_a_browser(served, browser):
         elif name == "persona_quality":
             assert breakdown.get_by_text("Excellent").count() >= 1
             assert cell_text(page, "breakdown", 2, 0).startswith("Harbor Foods raised its annual")
+        elif name == "vert":  # the edited pair: its own VERT, next to the library's
+            per_item = score_vert(cols["prediction"], cols["reference"]).vert
+            assert cell_text(page, "breakdown", 1, 1).startswith("Endeavour astronauts attach")
+            assert cell_text(page, "breakdown", 1, 5) == f"{per_item[1]:.4f}".rstrip("0")
         else:  # the edited reader now gets a summary of their own: the third document's DEGRESS is above 0
             assert cell_text(page, "breakdown", 2, 0) == "D3"
             assert float(cell_text(page, "breakdown", 2, 3)) > 0.0
@@ -278,6 +295,7 @@ BAD_EDITS = {
     "persona_quality": (0, 1, "", "row 1: the 'reference' cell is empty"),
     "degress": (0, 2, "", "row 1: the 'reference' cell is empty"),
     "perseval": (0, 2, "", "row 1: the 'reference' cell is empty"),
+    "vert": (0, 1, "", "row 1: the 'reference' cell is empty"),
 }
 
 

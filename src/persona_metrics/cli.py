@@ -1,4 +1,9 @@
-"""Command line: ``persona-metrics register | list``."""
+"""Command line: ``persona-metrics score | pens | cnndm | pipeline | register | list``.
+
+Each subcommand lives in :mod:`persona_metrics.commands`; ``persona-metrics COMMAND --help`` says what its input
+looks like. A bad input prints ``persona-metrics COMMAND: error: <message>`` (naming the file, and the line where
+there is one) and exits with status 2, like a usage error.
+"""
 
 from __future__ import annotations
 
@@ -7,31 +12,55 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from persona_metrics.integrations.registry import DEFAULT_NAMESPACE, available_metrics, modules_cache, register
+from persona_metrics.commands import COMMANDS, command_module
+from persona_metrics.commands.output import InputError
+
+#: What ``persona-metrics --help`` says above the commands.
+DESCRIPTION = """Summary-evaluation metrics for summaries written for a particular reader.
+
+Run "persona-metrics COMMAND --help" for what a command's input looks like. A bad input prints
+"persona-metrics COMMAND: error: <message>" (naming the file, and the line where there is one) and exits with
+status 2."""
+#: Exit status of a bad input (as argparse uses for a bad command line).
+INPUT_ERROR_STATUS = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``persona-metrics`` parser with one subparser per command."""
+    from persona_metrics import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="persona-metrics", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=f"persona-metrics {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        module = command_module(name)
+        command = sub.add_parser(
+            name,
+            help=module.HELP,
+            description=module.DESCRIPTION,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(command)
+        command.set_defaults(run=module.run)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``persona-metrics`` console script."""
-    parser = argparse.ArgumentParser(prog="persona-metrics", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    reg = sub.add_parser("register", help="make evaluate.load('NAME') find the bundled metrics offline")
-    reg.add_argument("names", nargs="*", help=f"metrics to register (default: all of {list(available_metrics())})")
-    reg.add_argument("--namespace", default=DEFAULT_NAMESPACE, help="evaluate-metric (bare names) or an org name")
-    sub.add_parser("list", help="list the bundled metrics")
-    args = parser.parse_args(argv)
+    """Entry point of the ``persona-metrics`` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-
-    if args.command == "list":
-        sys.stdout.write("\n".join(available_metrics()) + "\n")
-        return 0
     try:
-        paths = register(args.names or None, namespace=args.namespace)
-    except ValueError as err:
-        parser.error(str(err))
-    for path in paths:
-        sys.stdout.write(f"registered {path.parent.name.split('--', 1)[1]} -> {path}\n")
-    sys.stdout.write(f"modules cache: {modules_cache()}\n")
-    return 0
+        return int(args.run(args))
+    except InputError as err:
+        sys.stderr.write(f"persona-metrics {args.command}: error: {err}\n")
+        return INPUT_ERROR_STATUS
+
+
+def run_command(name: str, argv: Sequence[str] | None = None) -> int:
+    """``persona-metrics NAME ARGV...`` (the rest of ``sys.argv`` when ``argv`` is ``None``): for script wrappers."""
+    return main([name, *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

@@ -41,3 +41,49 @@ def check_text_fields(allow_empty: Iterable[str] = (), **fields: object) -> int:
     if not length:
         raise ValueError(f"no items to score: {first or 'inputs'} is empty")
     return length
+
+
+
+def _reference_text(value: object, where: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{where} must be a string, got {type(value).__name__}: {value!r:.60}")
+    if not value.strip():
+        raise ValueError(f"{where} is empty (empty or whitespace-only text)")
+    return value
+
+
+def check_reference_lists(references: object, field: str = "references") -> list[list[str]]:
+    """Check references given as one string or a list of strings per item; return them as lists.
+
+    The multi-reference convention of evaluate's ``rouge``: each item is a reference or a list of references
+    (the metric keeps the best-scoring one).
+
+    Args:
+        references: a list whose items are non-empty strings or non-empty lists/tuples of non-empty strings.
+        field: the name used in error messages.
+
+    Returns:
+        One list of strings per item (a single string becomes a one-item list).
+
+    Raises:
+        TypeError: ``references`` is not a list/tuple, or an item (or an item of an item) is not a string; the
+            message names the field and index (``references[2][1]``).
+        ValueError: no items, an empty list of references, or an empty or whitespace-only reference (named).
+    """
+    if isinstance(references, str | bytes) or not isinstance(references, Sequence):
+        raise TypeError(f"{field} must be a list of strings or of lists of strings, got {type(references).__name__}")
+    if not references:
+        raise ValueError(f"no items to score: {field} is empty")
+    out: list[list[str]] = []
+    for i, item in enumerate(references):
+        if isinstance(item, list | tuple):
+            if not item:
+                raise ValueError(f"{field}[{i}] is an empty list of references")
+            out.append([_reference_text(value, f"{field}[{i}][{j}]") for j, value in enumerate(item)])
+        elif isinstance(item, str):
+            out.append([_reference_text(item, f"{field}[{i}]")])
+        else:
+            raise TypeError(
+                f"{field}[{i}] must be a string or a list of strings, got {type(item).__name__}: {item!r:.60}"
+            )
+    return out

@@ -2,7 +2,7 @@
 
 Sources for :func:`load_cnndm`: local ``data_files`` (parquet or JSON lines, e.g. the shipped sample
 ``data/cnndm_sample/test.jsonl``) or the Hub (``hub=True``, needs network). Also the extractive baselines
-``lead3`` and ``random3`` (seeded).
+``lead3`` and ``random3`` (seeded), and :func:`read_predictions` for a system's JSON-lines output.
 """
 
 from __future__ import annotations
@@ -58,3 +58,40 @@ def random3(article: str, rng: random.Random) -> str:
     sentences = sent_tokenize(article)
     picked = sorted(rng.sample(range(len(sentences)), min(3, len(sentences))))
     return "\n".join(sentences[i] for i in picked)
+
+
+def read_predictions(path: str | Path, ids: Sequence[str]) -> list[str]:
+    """A system's predictions aligned with ``ids``, from JSON lines ``{"id", "prediction"}``.
+
+    Raises:
+        ValueError: a malformed line (``file:line`` named) or an article without prediction (count and the
+            first missing id named).
+    """
+    import json
+
+    found: dict[str, str] = {}
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+                found[str(row["id"])] = str(row["prediction"])
+            except (json.JSONDecodeError, KeyError, TypeError) as err:
+                raise ValueError(f"{path}:{lineno}: expected {{id, prediction}} ({err})") from err
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise ValueError(f"{path}: no prediction for {len(missing)} articles, e.g. id {missing[0]}")
+    return [found[i] for i in ids]
+
+
+def baseline_summaries(articles: Sequence[str], highlights: Sequence[str], seed: int = 0) -> dict[str, list[str]]:
+    """The built-in systems, aligned with ``articles``.
+
+    ``lead3``, ``random3`` (one ``random.Random(seed)`` drawn over the articles in order) and ``reference`` (the
+    highlights themselves: a sanity row that scores 1 on content).
+    """
+    rng = random.Random(seed)
+    return {
+        "lead3": [lead3(a) for a in articles],
+        "random3": [random3(a, rng) for a in articles],
+        "reference": list(highlights),
+    }

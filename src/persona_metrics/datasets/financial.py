@@ -1,5 +1,7 @@
 """The financial-summaries format: one JSON file per article with generated summaries per model.
 
+Reading only; the pipeline's scoring and mean / std / n tables are in :mod:`persona_metrics.persona.pipeline`.
+
 ``{"article_id", "title", "article", "reference_summary", "metadata": {"prompt_type", "author", "sector",
 ...}, "generated_summaries": {"<model>": "<summary>", ...}}`` (``data/financial_sample/README.md``).
 """
@@ -100,11 +102,3 @@ def summary_items(articles: Sequence[Article]) -> pd.DataFrame:
         for model, text in sorted(a.summaries.items())
     ]
     return pd.DataFrame(rows)
-
-
-def aggregate(per_item: pd.DataFrame, by: str, columns: Sequence[str]) -> pd.DataFrame:
-    """Mean, standard deviation and count of ``columns`` per value of ``by`` (one row per group)."""
-    grouped = per_item.groupby(by, sort=True)[list(columns)]
-    out = grouped.mean().add_suffix("_mean").join(grouped.std(ddof=0).add_suffix("_std"))
-    out.insert(0, "n", grouped.size())
-    return out.reset_index().rename(columns={by: "group"}).assign(by=by)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -126,6 +126,65 @@ def load_pens(pens_dir: str | Path) -> Dataset:
     return Dataset.from_dict(columns)
 
 
+# --- writing ---------------------------------------------------------------------------------------------------
+#: An article to write: ``(news_id, category, headline, body)``.
+NewsRow = tuple[str, str, str, str]
+#: A user to write: ``(user_id, clicked news ids, [(news_id, rewritten title), ...])``.
+UserRow = tuple[str, Sequence[str], Sequence[tuple[str, str]]]
+
+
+#: Characters no field may hold (they would break the TSV line).
+_LINE_BREAKERS: tuple[str, ...] = ("\t", "\n", "\r")
+
+
+def _check_field(value: str, what: str, separator: str | None = None) -> str:
+    """``value`` if it holds no tab, no line break and not ``separator`` (the list separator of its column).
+
+    Raises:
+        ValueError: naming ``what``, the start of the value and the offending characters.
+    """
+    bad = [repr(c) for c in (*_LINE_BREAKERS, *([separator] if separator else [])) if c in value]
+    if bad:
+        raise ValueError(f"{what} {value[:60]!r} contains {', '.join(bad)}, which the PENS format cannot hold")
+    return value
+
+
+def _news_line(row: NewsRow) -> str:
+    """One ``news.tsv`` line: Topic is ``<category>news``, the entity columns are ``{}``."""
+    news_id, category, headline, body = (_check_field(v, "news field") for v in row)
+    return "\t".join((news_id, category, f"{category}news", headline, body, "{}", "{}")) + "\n"
+
+
+def _user_line(row: UserRow) -> str:
+    """One ``personalized_test.tsv`` line: comma-separated news ids, ``;;``-separated titles."""
+    user_id, clicks, items = row
+    clicked = ",".join(_check_field(n, "news id", ",") for n in clicks)
+    posnew = ",".join(_check_field(n, "news id", ",") for n, _ in items)
+    titles = ";;".join(_check_field(t, "rewritten title", ";;") for _, t in items)
+    return "\t".join((_check_field(user_id, "user id"), clicked, posnew, titles)) + "\n"
+
+
+def write_pens(directory: str | Path, news: Iterable[NewsRow], users: Iterable[UserRow]) -> None:
+    """Write ``news.tsv`` and ``personalized_test.tsv`` in the PENS formats (what :func:`load_pens` reads).
+
+    Args:
+        directory: the output folder (created if needed).
+        news: ``(news_id, category, headline, body)`` per article, in file order; Topic is written as
+            ``<category>news`` and the two entity columns as ``{}``.
+        users: ``(user_id, clicked news ids, [(news_id, rewritten title), ...])`` per user, in file order.
+
+    Raises:
+        ValueError: a field with a tab or a line break, a news id with a comma or a title with ``;;`` (the
+            format's separators); every row is checked before anything is written.
+    """
+    news_lines = [_news_line(row) for row in news]
+    user_lines = [_user_line(row) for row in users]
+    root = Path(directory)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "news.tsv").write_text("\t".join(NEWS_COLUMNS) + "\n" + "".join(news_lines), encoding="utf-8")
+    (root / "personalized_test.tsv").write_text("\t".join(TEST_COLUMNS) + "\n" + "".join(user_lines), encoding="utf-8")
+
+
 # --- built-in offline baselines ------------------------------------------------------------------------------
 #: Baseline name → what it predicts for a (user, article) example.
 BASELINES: dict[str, str] = {
@@ -163,17 +222,14 @@ def _headline(dataset: Dataset) -> list[str]:
 
 
 def _shuffled(dataset: Dataset) -> list[str]:
-    """Each article's user titles rotated by one; the headline for an article with a single user."""
-    refs = dataset["reference"]
-    by_article: dict[str, list[int]] = {}
-    for i, news_id in enumerate(dataset["news_id"]):
-        by_article.setdefault(news_id, []).append(i)
-    out = list(dataset["headline"])
-    for idx in by_article.values():
-        if len(idx) > 1:
-            for src, dst in zip(idx, idx[1:] + idx[:1], strict=True):
-                out[dst] = refs[src]
-    return out
+    """Each article's user titles rotated by one; the headline for an article with a single user.
+
+    The rotation is :func:`persona_metrics.datasets.personalization.shuffled_references` (the project's one
+    shuffled baseline) with the headline as the single-user fallback, so no user is handed their own title.
+    """
+    from persona_metrics.datasets.personalization import shuffled_references
+
+    return shuffled_references(list(dataset["reference"]), list(dataset["news_id"]), fallback=list(dataset["headline"]))
 
 
 def _body_sentences(dataset: Dataset) -> list[list[str]]:

@@ -286,3 +286,69 @@ def personalization_figure(breakdown: Any, scores: Sequence[str]) -> Any:
     return grouped_bars(
         list(scored["doc"]), {name: list(scored[name]) for name in scores}, "score (mean over the document's users)"
     )
+
+
+# --- vert ---------------------------------------------------------------------------------------------------
+def _spread(count: int, height: int) -> list[float]:
+    """``count`` label positions from ``height − 1`` down to 0, evenly spaced (one label: the middle)."""
+    if count == 1:
+        return [(height - 1) / 2]
+    return [(height - 1) * (1 - k / (count - 1)) for k in range(count)]
+
+
+def _draw_alignment(ax: Any, alignment: dict[str, Any], title: str, cmap: Any, norm: Any) -> None:
+    """One pair's transport flows: prediction words on the left, reference words on the right."""
+    left, right = alignment["prediction_words"], alignment["reference_words"]
+    ax.set_title(f"{title}: WMD {alignment['wmd']:.3f}", fontsize="medium", loc="left")
+    ax.set_xlim(-0.6, 1.6)
+    ax.axis("off")
+    if not left or not right:
+        side = "prediction" if not left else "reference"
+        ax.text(0.5, 0.5, f"no content word in the {side}: WMD = the cap", ha="center", va="center")
+        return
+    height = max(len(left), len(right))
+    ys_left, ys_right = _spread(len(left), height), _spread(len(right), height)
+    ax.set_ylim(-0.8, height - 0.2)
+    for i, j, mass, distance in sorted(alignment["flows"], key=lambda f: f[3]):  # moved words drawn on top
+        color = "lightgrey" if distance == 0 else cmap(norm(distance))  # a word that stays: grey
+        ax.plot([0, 1], [ys_left[i], ys_right[j]], color=color, linewidth=1 + 14 * mass, alpha=0.85,
+                solid_capstyle="round")  # fmt: skip
+    for word, y, weight in zip(left, ys_left, alignment["prediction_weights"], strict=True):
+        ax.text(-0.03, y, f"{word} ({weight:.3g})", ha="right", va="center", fontsize="small")
+    for word, y, weight in zip(right, ys_right, alignment["reference_weights"], strict=True):
+        ax.text(1.03, y, f"{word} ({weight:.3g})", ha="left", va="center", fontsize="small")
+
+
+def word_alignment_figure(alignments: Sequence[dict[str, Any]], titles: Sequence[str]) -> Any:
+    """Which words moved where: each pair's word mover's transport plan as flows between the two texts.
+
+    Args:
+        alignments: per pair, the metric's ``alignment`` entry (``prediction_words``, ``reference_words``, their
+            weights, ``flows`` as ``[i, j, mass, distance]`` and ``wmd``), drawn as returned.
+        titles: one label per pair.
+
+    Line width is the mass moved (nBOW weight), colour the distance between the two word vectors (grey: a word
+    that stays itself, distance 0); the prediction's content words are on the left, the reference's on the
+    right, each with its weight.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import Normalize
+
+    distances = [f[3] for a in alignments for f in a["flows"]] or [1.0]
+    norm = Normalize(vmin=0.0, vmax=max(1e-9, max(distances)))
+    cmap = plt.get_cmap("plasma")
+    sizes = [max(1, len(a["prediction_words"]), len(a["reference_words"])) for a in alignments]
+    height = 0.4 + sum(0.3 * s + 0.5 for s in sizes)
+    fig, axes = plt.subplots(
+        len(alignments), 1, figsize=(9, height), squeeze=False, gridspec_kw={"height_ratios": sizes},
+    )  # fmt: skip
+    fig.subplots_adjust(top=1 - 0.35 / height, bottom=0.1 / height, left=0.02, right=0.85, hspace=0.5)
+    for ax, alignment, title in zip(axes[:, 0], alignments, titles, strict=True):
+        _draw_alignment(ax, alignment, title, cmap, norm)
+    colorbar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=list(axes[:, 0]), fraction=0.03)
+    colorbar.set_label("distance between the word vectors (grey: same word)")
+    plt.close(fig)
+    return fig

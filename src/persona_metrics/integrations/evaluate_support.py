@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from persona_metrics.validation import check_text_fields
+from persona_metrics.validation import check_reference_lists, check_text_fields
 
 
 class ValidatedTextInputs:
@@ -44,3 +44,60 @@ class ValidatedTextInputs:
         if present:
             check_text_fields(allow_empty=self._empty_ok, **present)
         super().add(**kwargs)  # type: ignore[misc]
+
+
+class ValidatedReferenceLists(ValidatedTextInputs):
+    """:class:`ValidatedTextInputs` for modules whose ``references`` hold one string or a list per prediction.
+
+    The multi-reference convention of evaluate's ``rouge``. Every item is checked before evaluate encodes it
+    (``persona_metrics.validation.check_reference_lists`` names the field and index), and a single reference
+    is stored as a one-item list, so one call (or several ``add_batch`` calls) may mix both forms. The input
+    features are ``predictions`` (and the other ``_text_fields``) as strings and ``references`` as a sequence
+    of strings. ``_compute`` receives one list of references per prediction.
+    """
+
+    _text_fields: tuple[str, ...] = ("predictions", "references")
+    _empty_ok: tuple[str, ...] = ("predictions",)
+
+    def _text_features(self) -> Any:
+        """``datasets.Features``: one string per text field, a sequence of strings for ``references``."""
+        import datasets
+
+        text = datasets.Value("string", id="sequence")
+        return datasets.Features(
+            {
+                name: datasets.Sequence(text, id="references") if name == "references" else text
+                for name in self._text_fields
+            }
+        )
+
+    def _checked(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """The present fields validated, ``references`` as lists of strings."""
+        texts = {k: v for k, v in fields.items() if k != "references"}
+        length = check_text_fields(allow_empty=self._empty_ok, **texts) if texts else None
+        if fields.get("references") is None:
+            return fields
+        references = check_reference_lists(fields["references"])
+        if length is not None and len(references) != length:
+            raise ValueError(
+                f"references has {len(references)} items but {next(iter(texts))} has {length}; they must align"
+            )
+        return {**fields, "references": references}
+
+    def add_batch(self, **kwargs: Any) -> None:
+        """Validate every item, then hand the batch (references as lists) to evaluate."""
+        present = {k: kwargs[k] for k in self._text_fields if kwargs.get(k) is not None}
+        if present:
+            kwargs.update(self._checked(present))
+        super(ValidatedTextInputs, self).add_batch(**kwargs)  # type: ignore[misc]
+
+    def add(self, **kwargs: Any) -> None:
+        """Validate one example, then hand it (its references as a list) to evaluate."""
+        singular = {"predictions": "prediction", "references": "reference"}  # evaluate's names in add()
+        present = {
+            k: [kwargs[singular.get(k, k)]] for k in self._text_fields if kwargs.get(singular.get(k, k)) is not None
+        }
+        if present:
+            for name, values in self._checked(present).items():
+                kwargs[singular.get(name, name)] = values[0]
+        super(ValidatedTextInputs, self).add(**kwargs)  # type: ignore[misc]

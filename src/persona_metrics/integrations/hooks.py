@@ -47,6 +47,7 @@ DEFAULT_COLUMNS: dict[str, dict[str, str]] = {
     "persona_quality": {"personas": "persona"},
     "perseval": {"documents": "document"},
     "degress": {"documents": "document"},
+    "vert": {},  # predictions and references only
 }
 
 #: Inputs that come from the model's outputs, never from dataset columns.
