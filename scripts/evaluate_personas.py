@@ -75,7 +75,7 @@ def evaluation_tables(result: PersonaEvaluation) -> str:
         f"| {p} | " + " | ".join(f"{v:.3f}" for v in row) + f" | {m:+.3f} |"
         for p, row, m in zip(result.personas, result.similarity, result.margin, strict=True)
     ]
-    per = ", ".join(f"{p} {acc[p]:.0%} ({int(result.confusion[i].sum())} texts)" for i, p in enumerate(result.personas))
+    per = ", ".join(f"{p} {acc[p]:.0%} ({result.counts[p]} texts)" for p in result.personas)
     return "\n".join(
         [
             f"### method `{result.method}`: accuracy {result.accuracy:.1%} ({per})",

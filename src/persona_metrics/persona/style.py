@@ -413,6 +413,11 @@ class PersonaEvaluation:
         }
 
     @property
+    def counts(self) -> dict[str, int]:
+        """Number of labelled texts per persona."""
+        return {p: int(self.confusion[i].sum()) for i, p in enumerate(self.personas)}
+
+    @property
     def accuracy(self) -> float:
         """Share of all texts whose nearest centroid is their own persona's."""
         hits = sum(self.confusion[i, self.centroids.index(p)] for i, p in enumerate(self.personas))
