@@ -524,3 +524,23 @@ def test_installed_console_script_from_another_directory(tmp_path: Path, capsys)
     )
     assert done.returncode == 2
     assert "bad.jsonl:1: not valid JSON" in done.stderr
+
+
+def test_score_vert_matches_the_library(capsys, tmp_path: Path) -> None:
+    """Golden source: ``persona_metrics.vert.score_vert`` called directly on the same pairs."""
+    from persona_metrics.vert import score_vert
+
+    preds = ["Endeavour astronauts join two sections of International Space Station", "Oil prices fell"]
+    refs = ["Endeavour astronauts join two segments of International Space Station", ["Crude fell", "Oil dropped"]]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(
+        "".join(json.dumps({"prediction": p, "reference": r}) + "\n" for p, r in zip(preds, refs, strict=True))
+    )
+    assert main(["score", "vert", str(path), "--format", "json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    lib = score_vert(preds, refs)
+    assert {k: row[k] for k in ("vert", "sim", "wmd")} == pytest.approx(lib.means(), abs=1e-15)
+    assert row["signature"] == lib.signature
+    path.write_text('{"prediction": "x"}\n')
+    assert main(["score", "vert", str(path)]) == 2
+    assert f"{path}:1: missing keys ['reference']" in capsys.readouterr().err

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from persona_metrics.personalization import PersonalizationResult
 
 NAME = "score"
-HELP = "score a JSON-lines file with one metric (perseval, degress, persona_style, persona_quality)"
+HELP = "score a JSON-lines file with one metric (perseval, degress, persona_style, persona_quality, vert)"
 
 #: The options of a perseval / degress leaderboard (it reports PerSEval, DEGRESS and P-Acc together).
 _PERSONALIZATION_OPTIONS = (
@@ -61,6 +61,7 @@ OPTIONS: dict[str, tuple[str, ...]] = {
         "style_method",
         "centroid_cache",
     ),
+    "vert": ("encoder", "word_vectors", "alpha", "max_wmd", "clip_negative_sim"),
 }
 #: Bootstrap resamples of the perseval / degress leaderboards unless ``-o bootstrap=N`` (the library's default is 0).
 DEFAULT_BOOTSTRAP = 1000
@@ -68,7 +69,9 @@ DEFAULT_BOOTSTRAP = 1000
 
 def _option_lines() -> str:
     """The option names of each metric, wrapped for ``--help``."""
-    groups = {"perseval, degress": OPTIONS["perseval"]} | {m: OPTIONS[m] for m in ("persona_style", "persona_quality")}
+    groups = {"perseval, degress": OPTIONS["perseval"]} | {
+        m: OPTIONS[m] for m in ("persona_style", "persona_quality", "vert")
+    }
     return "\n".join(
         textwrap.fill(", ".join(names), width=112, initial_indent=f"  {label:<19}", subsequent_indent=" " * 21)
         for label, names in groups.items()
@@ -91,6 +94,8 @@ FILE is JSON lines: one JSON object per line (blank lines are skipped). What a l
   persona_style      {{"prediction": "<summary>", "persona": "journalist"}}  -> one system
   persona_quality    {{"prediction": "<summary>", "reference": "<reference summary>", "persona": "journalist"}}
     -> one system
+  vert               {{"prediction": "<summary>", "reference": "<reference>"}}  -> one system
+    ("reference" may be a list of references: the best-scoring one is kept)
   Personas: formal_analyst, journalist, enthusiast, or your own (-o persona_dir=DIR).
 
 Options (-o KEY=VALUE, repeatable; named as in evaluate.load(METRIC).compute, see the metric cards):
@@ -103,6 +108,7 @@ examples:
   persona-metrics score perseval data/personalization_sample/sample.jsonl
   persona-metrics score degress sample.jsonl -o distance=jsd --format json
   persona-metrics score persona_quality rows.jsonl -o style_method=zscore --format csv
+  persona-metrics score vert pairs.jsonl -o encoder=minilm
 """
 
 
@@ -236,12 +242,33 @@ def score_quality_file(metric: str, path: Path, options: Mapping[str, Any]) -> R
     return Report([row], _single_table(metric, path, row), notes)
 
 
+def score_vert_file(metric: str, path: Path, options: Mapping[str, Any]) -> Report:
+    """Mean VERT, sim and WMD of a file of ``{prediction, reference}`` lines (a reference may be a list)."""
+    from persona_metrics.datasets.jsonl import iter_jsonl
+    from persona_metrics.vert import score_vert
+
+    check_option_names(options, OPTIONS[metric], metric)
+    rows = []
+    for lineno, row in iter_jsonl(path):
+        missing = [k for k in ("prediction", "reference") if k not in row]
+        if missing:
+            raise ValueError(f"{path}:{lineno}: missing keys {missing}")
+        rows.append(row)
+    if not rows:
+        raise ValueError(f"{path}: no line (expected one JSON object per line with prediction and reference)")
+    with captured_notes() as notes, input_errors(TypeError):
+        result = score_vert([r["prediction"] for r in rows], [r["reference"] for r in rows], **options)
+    row = {"system": path.stem, "n": len(rows), **result.means(), "signature": result.signature}
+    return Report([row], _single_table(metric, path, row), notes)
+
+
 #: METRIC → the function scoring a file with it.
 SCORERS: dict[str, Callable[[str, Path, Mapping[str, Any]], Report]] = {
     "perseval": score_personalization_file,
     "degress": score_personalization_file,
     "persona_style": score_style_file,
     "persona_quality": score_quality_file,
+    "vert": score_vert_file,
 }
 
 

@@ -341,11 +341,11 @@ def word_alignment_figure(alignments: Sequence[dict[str, Any]], titles: Sequence
     norm = Normalize(vmin=0.0, vmax=max(1e-9, max(distances)))
     cmap = plt.get_cmap("plasma")
     sizes = [max(1, len(a["prediction_words"]), len(a["reference_words"])) for a in alignments]
-    height = 0.4 + sum(0.3 * s + 0.5 for s in sizes)
+    height = 0.7 + sum(0.3 * s + 0.5 for s in sizes)
     fig, axes = plt.subplots(
         len(alignments), 1, figsize=(9, height), squeeze=False, gridspec_kw={"height_ratios": sizes},
     )  # fmt: skip
-    fig.subplots_adjust(top=1 - 0.35 / height, bottom=0.1 / height, left=0.02, right=0.85, hspace=0.5)
+    fig.subplots_adjust(top=1 - 0.7 / height, bottom=0.1 / height, left=0.02, right=0.85, hspace=0.5)
     for ax, alignment, title in zip(axes[:, 0], alignments, titles, strict=True):
         _draw_alignment(ax, alignment, title, cmap, norm)
     colorbar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=list(axes[:, 0]), fraction=0.03)

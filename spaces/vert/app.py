@@ -1,0 +1,95 @@
+"""Gradio Space for ``vert``: VERT of generated texts against references, with each pair's word alignment."""
+
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+
+from persona_metrics.integrations.app_support import (
+    input_table,
+    load_metric,
+    results_section,
+    short,
+    table_columns,
+    user_errors,
+    word_alignment_figure,
+)
+from persona_metrics.vert import DEFAULT_ALPHA, DEFAULT_MAX_WMD, ENCODER_NAMES, WORDLLAMA
+
+metric = load_metric(__file__, "vert")
+
+COLUMNS = ["prediction", "reference"]
+_TARGET = "Endeavour astronauts join two segments of International Space Station"
+#: The original authors' three examples (an acceptable paraphrase, a wrong one, the identical sentence), a looser
+#: paraphrase and an unrelated sentence.
+EXAMPLE = [
+    ["Endeavour astronauts join two sections of International Space Station", _TARGET],
+    ["Endeavour astronauts remove two segments of International Space Station", _TARGET],
+    [_TARGET, _TARGET],
+    ["Space shuttle crew connects two parts of the orbiting station", _TARGET],
+    ["Oil prices fell as traders worried about weak demand in China", _TARGET],
+]
+#: Pairs whose word alignment is drawn.
+PICTURED = 4
+
+ENCODER_TEXT = {
+    "wordllama": "WordLlama l2_supercat_256 (default; closest to the original InferSent cosines)",
+    "minilm": "all-MiniLM-L6-v2 (packaged; a stronger general encoder on a different cosine scale)",
+}
+
+
+@user_errors
+def score(table: pd.DataFrame, encoder: str, alpha: float) -> tuple[dict, str, pd.DataFrame, object]:
+    """VERT of every (prediction, reference) row, with ``encoder`` for the similarity and ``alpha``."""
+    columns = table_columns(table, COLUMNS, allow_blank=("prediction",))
+    out = metric.compute(
+        predictions=columns["prediction"],
+        references=columns["reference"],
+        encoder=encoder,
+        alpha=alpha,
+        return_per_item=True,
+        return_alignment=True,
+    )
+    per = out["per_item"]
+    summary = (
+        f"### VERT: {out['vert']:.4f} (mean over {len(per['vert'])} pairs)\n"
+        f"VERT = ½ · (1 + sim − min(WMD, {DEFAULT_MAX_WMD:g}) / α) with α = {alpha:g}; mean sim "
+        f"{out['sim']:.4f} (cosine, {ENCODER_TEXT[encoder]}), mean WMD {out['wmd']:.4f} (word mover's distance "
+        "on GloVe 6B 50d, stopwords and unknown words dropped, capped). 1 = identical; higher is better."
+    )
+    breakdown = pd.DataFrame(
+        {
+            "pair": list(range(1, len(per["vert"]) + 1)),
+            "prediction": [short(p) for p in columns["prediction"]],
+            "reference": [short(r) for r in columns["reference"]],
+            "sim": [round(v, 4) for v in per["sim"]],
+            "WMD": [round(v, 4) for v in per["wmd"]],
+            "VERT": [round(v, 4) for v in per["vert"]],
+        }
+    )
+    shown = out["alignment"][:PICTURED]
+    figure = word_alignment_figure(shown, [f"pair {i + 1}" for i in range(len(shown))])
+    numbers = {"vert": out["vert"], "sim": out["sim"], "wmd": out["wmd"], "scores": per}
+    return numbers, summary, breakdown, figure
+
+
+with gr.Blocks(title="VERT") as demo:
+    gr.Markdown(
+        "# VERT: Versatile Evaluation of Reduced Texts\nHow close is each generated text to its reference, by "
+        "sentence-embedding similarity and word mover's distance? Edit the pairs (one per row; an empty "
+        "prediction is allowed), choose the encoder and press **Compute**."
+    )
+    with gr.Row():
+        encoder = gr.Dropdown(list(ENCODER_NAMES), value=WORDLLAMA, label="Sentence encoder (sim)")
+        alpha = gr.Slider(1.0, 10.0, value=DEFAULT_ALPHA, step=0.5, label="α (divisor of the capped WMD)")
+    table = input_table(EXAMPLE, COLUMNS, "Pairs", column_widths=["50%", "50%"])
+    results_section(
+        __file__,
+        score,
+        [table, encoder, alpha],
+        "Per pair",
+        f"Word alignment: the WMD's transport plan (first {PICTURED} pairs; width = mass moved)",
+    )
+
+if __name__ == "__main__":
+    demo.launch()

@@ -1,0 +1,1 @@
+../../metrics/vert/vert.py

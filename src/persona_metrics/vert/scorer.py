@@ -1,0 +1,315 @@
+"""VERT of predictions against references: validation, one preparation per unique text, one solve per unique pair.
+
+>>> from persona_metrics.vert import score_vert
+>>> target = "Endeavour astronauts join two segments of International Space Station"
+>>> result = score_vert([target.replace("segments", "sections"), target], [target, target])
+>>> [round(v, 3) for v in result.vert.tolist()]  # an acceptable paraphrase, then the identical sentence
+[0.946, 1.0]
+>>> [flow[:2] for flow in result.alignment(0).flows() if flow[3] > 0]  # the only word that had to move
+[('sections', 'segments')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from persona_metrics.signature import Signature
+from persona_metrics.validation import check_reference_lists, check_text_fields
+from persona_metrics.vert.encoders import SentenceEncoder, embed_texts, resolve_encoder
+from persona_metrics.vert.formulas import (
+    DEFAULT_ALPHA,
+    DEFAULT_MAX_WMD,
+    aggregate,
+    capped_wmd,
+    check_params,
+    cosine_rows,
+    vert_score,
+)
+from persona_metrics.vert.stopwords import STOPWORDS_NAME
+from persona_metrics.vert.vectors import GLOVE_6B_50D, WordVectors, load_word_vectors
+from persona_metrics.vert.wmd import PreparedText, prepare_text, transport_plan, word_movers_distance
+
+
+def _version(distribution: str) -> str:
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class WordAlignment:
+    """Which words of a prediction moved where in the reference: the optimal transport of the WMD.
+
+    Attributes:
+        prediction_words: the prediction's distinct kept words (rows of ``plan``).
+        reference_words: the reference's distinct kept words (columns of ``plan``).
+        prediction_weights: nBOW weight of each prediction word (row sums of ``plan``).
+        reference_weights: nBOW weight of each reference word (column sums of ``plan``).
+        plan: mass moved from each prediction word to each reference word.
+        cost: Euclidean distance of the raw word vectors of each word pair.
+        wmd: the pair's WMD as VERT uses it (capped; the cap when a side has no word).
+        dropped: per side (``"prediction"``, ``"reference"``), the tokens dropped as stopwords and as
+            out-of-vocabulary: ``{"stopwords": [...], "oov": [...]}``.
+    """
+
+    prediction_words: tuple[str, ...]
+    reference_words: tuple[str, ...]
+    prediction_weights: np.ndarray
+    reference_weights: np.ndarray
+    plan: np.ndarray
+    cost: np.ndarray
+    wmd: float
+    dropped: dict[str, dict[str, list[str]]]
+
+    def flows(self, min_mass: float = 1e-12) -> list[tuple[str, str, float, float]]:
+        """``(prediction word, reference word, mass, distance)`` of every flow above ``min_mass``, largest first."""
+        rows, cols = np.nonzero(self.plan > min_mass)
+        items = [
+            (self.prediction_words[i], self.reference_words[j], float(self.plan[i, j]), float(self.cost[i, j]))
+            for i, j in zip(rows.tolist(), cols.tolist(), strict=True)
+        ]
+        return sorted(items, key=lambda item: (-item[2], item[0], item[1]))
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON-able lists: words, weights, ``flows`` as ``[i, j, mass, distance]`` (indices into the words)."""
+        rows, cols = np.nonzero(self.plan > 1e-12)
+        flows = [
+            [i, j, float(self.plan[i, j]), float(self.cost[i, j])]
+            for i, j in zip(rows.tolist(), cols.tolist(), strict=True)
+        ]
+        return {
+            "prediction_words": list(self.prediction_words),
+            "reference_words": list(self.reference_words),
+            "prediction_weights": self.prediction_weights.tolist(),
+            "reference_weights": self.reference_weights.tolist(),
+            "flows": flows,
+            "wmd": self.wmd,
+            "dropped": self.dropped,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class VertResult:
+    """Per-pair VERT and its two sub-scores, and how they were made.
+
+    Attributes:
+        vert: VERT per item (against its best reference when an item has several).
+        sim: cosine similarity of the sentence embeddings per item.
+        wmd: word mover's distance per item, capped at ``max_wmd`` (the value VERT uses).
+        reference_index: per item, which of its references scored best (0 with a single reference).
+        max_wmd: the cap, for :meth:`alignment`.
+        config: encoder, vectors, preprocessing, α, cap and versions (:attr:`signature` prints it).
+    """
+
+    vert: np.ndarray
+    sim: np.ndarray
+    wmd: np.ndarray
+    reference_index: np.ndarray
+    max_wmd: float
+    config: Signature
+    _pairs: tuple[tuple[PreparedText, PreparedText], ...] = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.vert)
+
+    @property
+    def signature(self) -> str:
+        """The config signature, ``persona_metrics:<version>`` last."""
+        return str(self.config)
+
+    def means(self) -> dict[str, float]:
+        """``{"vert", "sim", "wmd"}``: means over the items (:func:`~persona_metrics.vert.formulas.aggregate`)."""
+        return {"vert": aggregate(self.vert), "sim": aggregate(self.sim), "wmd": aggregate(self.wmd)}
+
+    def per_item(self) -> dict[str, list[float]]:
+        """``{"vert", "sim", "wmd"}``: one list each, aligned with the predictions."""
+        return {"vert": self.vert.tolist(), "sim": self.sim.tolist(), "wmd": self.wmd.tolist()}
+
+    def alignment(self, item: int) -> WordAlignment:
+        """The word alignment of item ``item`` with its (best) reference: the WMD's optimal transport plan.
+
+        Raises:
+            IndexError: no such item.
+        """
+        if not -len(self) <= item < len(self):
+            raise IndexError(f"item {item} out of range for {len(self)} items")
+        prediction, reference = self._pairs[item]
+        plan, cost, distance = transport_plan(prediction, reference)
+        return WordAlignment(
+            prediction.words,
+            reference.words,
+            prediction.weights,
+            reference.weights,
+            plan,
+            cost,
+            float(capped_wmd(distance, self.max_wmd)),
+            {
+                side: {"stopwords": list(text.stopwords), "oov": list(text.oov)}
+                for side, text in (("prediction", prediction), ("reference", reference))
+            },
+        )
+
+    def as_dict(self, per_item: bool = False, signature: bool = False, alignment: bool = False) -> dict[str, Any]:
+        """``vert``, ``sim``, ``wmd`` (means); ``per_item`` lists, ``signature``, per-item ``alignment`` on request."""
+        out: dict[str, Any] = dict(self.means())
+        if per_item:
+            out["per_item"] = self.per_item()
+        if signature:
+            out["signature"] = self.signature
+        if alignment:
+            out["alignment"] = [self.alignment(i).as_dict() for i in range(len(self))]
+        return out
+
+
+def check_vert_inputs(predictions: object, references: object) -> list[list[str]]:
+    """Validate the inputs; return the references as one list per prediction.
+
+    Raises:
+        TypeError: a non-list field or a non-string item (field and index named).
+        ValueError: no items, different lengths, an empty reference (field and index named). Empty
+            predictions are allowed (their VERT is documented: ``docs/vert.md`` §6).
+    """
+    n = check_text_fields(allow_empty=("predictions",), predictions=predictions)
+    refs = check_reference_lists(references)
+    if len(refs) != n:
+        raise ValueError(f"references has {len(refs)} items but predictions has {n}; they must align")
+    return refs
+
+
+class VertScorer:
+    """VERT with one configuration; models and vectors are loaded once per process and shared.
+
+    Args:
+        encoder: the sentence encoder: ``"wordllama"`` (default), ``"minilm"``, a sentence-transformers model
+            path, an encoder object or a callable ``texts -> array``
+            (:func:`~persona_metrics.vert.encoders.resolve_encoder`).
+        word_vectors: ``"glove-6b-50d"`` (default, packaged), a word2vec/GloVe file path or gensim
+            ``KeyedVectors`` (:func:`~persona_metrics.vert.vectors.load_word_vectors`).
+        alpha: divisor of the capped WMD (the authors' 5).
+        max_wmd: the WMD cap (the authors' 5).
+        clip_negative_sim: raise negative cosines to 0 (off by default, like the original; ``docs/vert.md`` §6).
+
+    Raises:
+        TypeError, ValueError: a bad option (named).
+    """
+
+    def __init__(
+        self,
+        encoder: str | Path | SentenceEncoder | Callable[[list[str]], Any] | None = None,
+        word_vectors: str | Path | WordVectors | Any = GLOVE_6B_50D,
+        *,
+        alpha: float = DEFAULT_ALPHA,
+        max_wmd: float = DEFAULT_MAX_WMD,
+        clip_negative_sim: bool = False,
+    ) -> None:
+        self.alpha, self.max_wmd = check_params(alpha, max_wmd)
+        if not isinstance(clip_negative_sim, bool):
+            raise TypeError(f"clip_negative_sim must be a bool, got {clip_negative_sim!r}")
+        self.clip_negative_sim = clip_negative_sim
+        self.encoder = resolve_encoder(encoder)
+        self.vectors = load_word_vectors(word_vectors)
+
+    @property
+    def config(self) -> Signature:
+        """``vert|sim:…|vectors:…|tokens:…|stopwords:…|oov:drop|wmd:…|alpha:5|cap:5|negsim:…|pot:…``."""
+        return (
+            Signature.of("vert")
+            + self.encoder.signature()
+            + self.vectors.signature()
+            + Signature.of(
+                tokens="lower-split",
+                stopwords=STOPWORDS_NAME,
+                oov="drop",
+                wmd="emd-euclidean-raw-nbow",
+                alpha=self.alpha,
+                cap=self.max_wmd,
+                negsim="clip" if self.clip_negative_sim else "keep",
+                pot=_version("POT"),
+            )
+        )
+
+    def score(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> VertResult:
+        """VERT of each prediction against its reference (the best one, if it has several).
+
+        Each unique text is tokenized and embedded once (one encoder call for all of them); each unique pair
+        of texts gets one cosine (vectorised) and one WMD solve, whichever side it appears on.
+
+        Args:
+            predictions: generated texts; an empty one scores sim 0, WMD = cap (``docs/vert.md`` §6).
+            references: one reference, or a list of references, per prediction.
+
+        Raises:
+            TypeError, ValueError: bad inputs (field and index named).
+        """
+        refs = check_vert_inputs(predictions, references)
+        texts = sorted(set(predictions).union(*refs))  # sorted: the encoder sees the same batches in any order
+        position = {text: k for k, text in enumerate(texts)}
+        prepared = [prepare_text(text, self.vectors) for text in texts]
+        embeddings = embed_texts(self.encoder, texts)
+
+        pair_of: dict[tuple[int, int], int] = {}
+        candidates: list[int] = []  # per (item, reference): its unique pair
+        starts: list[int] = []
+        for prediction, item_refs in zip(predictions, refs, strict=True):
+            starts.append(len(candidates))
+            for reference in item_refs:
+                a, b = sorted((position[prediction], position[reference]))
+                candidates.append(pair_of.setdefault((a, b), len(pair_of)))
+        left = np.fromiter((a for a, _ in pair_of), dtype=np.int64, count=len(pair_of))
+        right = np.fromiter((b for _, b in pair_of), dtype=np.int64, count=len(pair_of))
+        sims = cosine_rows(embeddings[left], embeddings[right])
+        sims[left == right] = 1.0  # a text against itself (never empty: references are not): exactly 1
+        if self.clip_negative_sim:
+            sims = np.maximum(sims, 0.0)
+        raw = np.array([word_movers_distance(prepared[a], prepared[b]) for a, b in pair_of], dtype=np.float64)
+        wmds = np.asarray(capped_wmd(raw, self.max_wmd))
+        verts = np.asarray(vert_score(sims, wmds, self.alpha, self.max_wmd))
+
+        chosen = np.array(candidates, dtype=np.int64)
+        best = np.zeros(len(refs), dtype=np.int64)
+        for item, start in enumerate(starts):
+            best[item] = int(np.argmax(verts[chosen[start : start + len(refs[item])]]))
+        picked = chosen[np.asarray(starts, dtype=np.int64) + best]
+        pairs = tuple(
+            (prepared[position[p]], prepared[position[r[k]]])
+            for p, r, k in zip(predictions, refs, best.tolist(), strict=True)
+        )
+        return VertResult(verts[picked], sims[picked], wmds[picked], best, self.max_wmd, self.config, pairs)
+
+
+def score_vert(
+    predictions: Sequence[str],
+    references: Sequence[str | Sequence[str]],
+    *,
+    encoder: str | Path | SentenceEncoder | Callable[[list[str]], Any] | None = None,
+    word_vectors: str | Path | WordVectors | Any = GLOVE_6B_50D,
+    alpha: float = DEFAULT_ALPHA,
+    max_wmd: float = DEFAULT_MAX_WMD,
+    clip_negative_sim: bool = False,
+) -> VertResult:
+    """VERT = ½ · (1 + sim − min(WMD, max_wmd) / alpha) per pair, and its means (``docs/vert.md`` §1).
+
+    Args:
+        predictions: generated texts (an empty one is allowed: ``docs/vert.md`` §6).
+        references: one reference or a list of references per prediction (the best-scoring one is kept).
+        encoder: sentence encoder for sim (:class:`VertScorer`); default WordLlama ``l2_supercat_256``.
+        word_vectors: word vectors for the WMD; default the packaged GloVe 6B 50d.
+        alpha: divisor of the capped WMD.
+        max_wmd: the WMD cap.
+        clip_negative_sim: raise negative cosines to 0.
+
+    Raises:
+        TypeError, ValueError: bad inputs or options (field and index named).
+    """
+    scorer = VertScorer(
+        encoder, word_vectors, alpha=alpha, max_wmd=max_wmd, clip_negative_sim=clip_negative_sim
+    )
+    return scorer.score(predictions, references)
+
