@@ -5,6 +5,9 @@ import evaluate
 from persona_metrics.integrations.evaluate_support import ValidatedReferenceLists
 from persona_metrics.integrations.registry import warn_if_stale
 from persona_metrics.vert import score_vert
+from persona_metrics.vert.encoders import WORDLLAMA
+from persona_metrics.vert.formulas import DEFAULT_ALPHA, DEFAULT_MAX_WMD
+from persona_metrics.vert.vectors import GLOVE_6B_50D
 
 warn_if_stale("vert", __file__)
 
@@ -82,10 +85,10 @@ class Vert(ValidatedReferenceLists, evaluate.Metric):
         self,
         predictions,
         references,
-        encoder="wordllama",
-        word_vectors="glove-6b-50d",
-        alpha=5.0,
-        max_wmd=5.0,
+        encoder=WORDLLAMA,
+        word_vectors=GLOVE_6B_50D,
+        alpha=DEFAULT_ALPHA,
+        max_wmd=DEFAULT_MAX_WMD,
         clip_negative_sim=False,
         return_per_item=False,
         return_alignment=False,
