@@ -112,10 +112,9 @@ def load_models(ds: Dataset, baselines: Sequence[str], files: Sequence[Path]) ->
 def stability_rows(distance: str, measure: str, st: Stability) -> list[dict[str, Any]]:
     """One row per subsample fraction: ε-Spearman, ε-Kendall and the worst model's bias and variance.
 
-    ``max_bias`` / ``max_variance`` are the largest of the per-model values :func:`stability` computed (the
-    least stable model), the same for every fraction.
+    ``max_bias`` / ``max_variance`` are :attr:`Stability.max_bias` / :attr:`Stability.max_variance` (the least
+    stable model), the same for every fraction.
     """
-    worst_bias, worst_variance = float(st.bias.max()), float(st.variance.max())
     return [
         {
             "distance": distance,
@@ -123,8 +122,8 @@ def stability_rows(distance: str, measure: str, st: Stability) -> list[dict[str,
             "fraction": f,
             "epsilon_spearman": st.epsilon_spearman[i],
             "epsilon_kendall": st.epsilon_kendall[i],
-            "max_bias": worst_bias,
-            "max_variance": worst_variance,
+            "max_bias": st.max_bias,
+            "max_variance": st.max_variance,
         }
         for i, f in enumerate(st.fractions)
     ]

@@ -43,6 +43,16 @@ class Stability:
     bias: np.ndarray
     variance: np.ndarray
 
+    @property
+    def max_bias(self) -> float:
+        """The least stable model's bias (largest over models)."""
+        return float(self.bias.max())
+
+    @property
+    def max_variance(self) -> float:
+        """The least stable model's variance (largest over models)."""
+        return float(self.variance.max())
+
 
 def _correlation(a: np.ndarray, b: np.ndarray, fn) -> float:
     """Rank correlation; 1.0 when either side is constant (identical ranking information, no NaN)."""
