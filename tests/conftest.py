@@ -25,6 +25,11 @@ from persona_metrics import PersonaMetricsWarning, register  # noqa: E402
 from persona_metrics.integrations.registry import metric_script  # noqa: E402
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The ``llm`` marker: real-model judge tests, run by ``make test-llm`` only (docs/summary_eval.md §9)."""
+    config.addinivalue_line("markers", "llm: needs a real local LLM server (llama-cpp-python); make test-llm")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def registered_modules() -> str:
     """Register the bundled metrics in this session's private modules cache."""

@@ -32,7 +32,14 @@ def module(request: pytest.FixtureRequest):
 
 
 def test_metrics_listed() -> None:
-    assert persona_metrics.METRICS == ("degress", "perseval", "persona_quality", "persona_style", "vert")
+    assert persona_metrics.METRICS == (
+        "degress",
+        "perseval",
+        "persona_quality",
+        "persona_style",
+        "summary_eval",
+        "vert",
+    )
 
 
 def test_unknown_metric_name() -> None:
@@ -312,6 +319,7 @@ CALLS = {
     "persona_style": {"predictions": PREDS, "personas": ["journalist"] * 3},
     "persona_quality": {"predictions": PREDS, "references": REFS, "personas": ["journalist"] * 3},
     "vert": {"predictions": PREDS, "references": REFS},
+    "summary_eval": {"predictions": PREDS, "sources": [DOC] * 3},
 }
 
 

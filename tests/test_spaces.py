@@ -25,6 +25,7 @@ from persona_metrics.integrations.app_support import PERSONALIZATION_COLUMNS, PE
 from persona_metrics.persona.quality import score_quality
 from persona_metrics.persona.style import score_style, style_band
 from persona_metrics.personalization import score_personalization
+from persona_metrics.summary_eval import score_summary_eval
 from persona_metrics.vert import score_vert
 
 gradio_client = pytest.importorskip("gradio_client", reason="the demo extra (gradio) is not installed")
@@ -52,6 +53,7 @@ OPTIONS = {
     "degress": ("rougeL", 0.5, 1.0),
     "perseval": ("rougeL", 1.7, 3.0, 4.0),
     "vert": ("wordllama", 5.0),
+    "summary_eval": ("none", "", ""),
 }
 
 
@@ -104,6 +106,9 @@ def library_numbers(name: str, cols: dict[str, list[str]], options: tuple) -> di
         return result.means()
     if name == "vert":
         return score_vert(cols["prediction"], cols["reference"], encoder=options[0], alpha=options[1]).means()
+    if name == "summary_eval":
+        means = score_summary_eval(cols["summary"], cols["source"]).means()
+        return {"completeness": means["completeness"], "coherence": means["coherence"]}
     args = (cols["prediction"], cols["reference"], cols["document"])
     if name == "degress":
         result = score_personalization(*args, distance=options[0], p_acc_alpha=options[1], p_acc_beta=options[2])
@@ -175,6 +180,11 @@ def test_the_example_is_meaningful(served):
         assert rows["sim"].iloc[0] > rows["sim"].iloc[1]
         assert rows["WMD"].iloc[1] > rows["WMD"].iloc[0]
         assert vert[4] == min(vert)
+    elif name == "summary_eval":  # the good summary covers the most topics; the off-topic one none
+        completeness = list(rows["completeness"])
+        assert completeness[0] == max(completeness)
+        assert completeness[2] == 0.0
+        assert list(rows["accuracy"]) == [""] * 3  # no judge: no accuracy, not a silent 0
     else:  # the third document got one generic summary for every reader: DEGRESS 0 there
         assert rows["degress"].iloc[2] == 0.0
         assert rows["degress"].iloc[0] > 0.0
@@ -203,7 +213,8 @@ def test_an_option_outside_the_dropdown_is_refused(served):
     """A persona / distance the dropdown does not offer: the API refuses it, naming the allowed values."""
     name, app, url = served
     client = gradio_client.Client(url, verbose=False)
-    allowed = {"degress": "rougeL", "perseval": "rougeL", "vert": "wordllama"}.get(name, "formal_analyst")
+    defaults = {"degress": "rougeL", "perseval": "rougeL", "vert": "wordllama", "summary_eval": "none"}
+    allowed = defaults.get(name, "formal_analyst")
     with pytest.raises(gradio_client.exceptions.AppError, match=allowed):
         client.predict(api_table(name, app), "no-such-choice", *OPTIONS[name][1:], api_name="/score")
 
@@ -216,6 +227,7 @@ EDITS = {
     "degress": (7, 3, "Coastal Air's new jets cut emissions per seat by a fifth"),
     "perseval": (7, 3, "Coastal Air's new jets cut emissions per seat by a fifth"),
     "vert": (1, 0, "Endeavour astronauts attach two segments of International Space Station"),
+    "summary_eval": (1, 0, "Brightwater Foods grew revenue 8 percent and will open a plant in Ohio."),
 }
 
 
@@ -237,6 +249,19 @@ def cell(page, component: str, row: int, col: int):
     return page.locator(f"#{component} [data-testid='cell-{row}-{col}']")
 
 
+def edit_cell(page, target, text: str) -> None:
+    """Double-click a cell, wait for its editor, replace the content with ``text`` and press Enter.
+
+    Waiting for the editor matters: keys pressed before the cell is in edit mode go elsewhere (a flaky edit that
+    kept the old text behind the new one).
+    """
+    target.dblclick()
+    editor = target.locator("textarea, input").first
+    editor.wait_for(state="visible", timeout=10_000)
+    editor.fill(text)
+    page.keyboard.press("Enter")
+
+
 def cell_text(page, component: str, row: int, col: int) -> str:
     """The text shown in a table cell (without the cell's menu button)."""
     return cell(page, component, row, col).locator("span[data-editable]").first.inner_text().strip()
@@ -251,10 +276,7 @@ def test_edit_a_cell_and_compute_in_a_browser(served, browser):
         page.goto(url, wait_until="networkidle")
         target = cell(page, "inputs", row, col)
         target.scroll_into_view_if_needed()
-        target.dblclick()
-        page.keyboard.press("Control+A")
-        page.keyboard.type(text)
-        page.keyboard.press("Enter")
+        edit_cell(page, target, text)
         assert cell_text(page, "inputs", row, col) == text
         page.get_by_role("button", name="Compute").click()
         page.wait_for_selector("#result h3", timeout=120_000)
@@ -279,6 +301,10 @@ def test_edit_a_cell_and_compute_in_a_browser(served, browser):
             per_item = score_vert(cols["prediction"], cols["reference"]).vert
             assert cell_text(page, "breakdown", 1, 1).startswith("Endeavour astronauts attach")
             assert cell_text(page, "breakdown", 1, 5) == f"{per_item[1]:.4f}".rstrip("0")
+        elif name == "summary_eval":  # the edited summary: its own completeness, next to the library's
+            per_row = score_summary_eval(cols["summary"], cols["source"]).completeness
+            assert cell_text(page, "breakdown", 1, 1).startswith("Brightwater Foods grew")
+            assert cell_text(page, "breakdown", 1, 2) == f"{per_row[1]:.4f}".rstrip("0").rstrip(".")
         else:  # the edited reader now gets a summary of their own: the third document's DEGRESS is above 0
             assert cell_text(page, "breakdown", 2, 0) == "D3"
             assert float(cell_text(page, "breakdown", 2, 3)) > 0.0
@@ -296,6 +322,7 @@ BAD_EDITS = {
     "degress": (0, 2, "", "row 1: the 'reference' cell is empty"),
     "perseval": (0, 2, "", "row 1: the 'reference' cell is empty"),
     "vert": (0, 1, "", "row 1: the 'reference' cell is empty"),
+    "summary_eval": (0, 1, "", "row 1: the 'source' cell is empty"),
 }
 
 
@@ -306,11 +333,7 @@ def test_bad_input_shows_a_readable_error_in_the_browser(served, browser):
     page = browser.new_page(viewport={"width": 1280, "height": 1600})
     try:
         page.goto(url, wait_until="networkidle")
-        cell(page, "inputs", row, col).dblclick()
-        page.keyboard.press("Control+A")
-        page.keyboard.press("Backspace")
-        page.keyboard.type(text)
-        page.keyboard.press("Enter")
+        edit_cell(page, cell(page, "inputs", row, col), text)
         page.get_by_role("button", name="Compute").click()
         toast = page.get_by_test_id("toast-text").filter(has_text=message)
         toast.wait_for(timeout=60_000)

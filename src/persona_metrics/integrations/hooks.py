@@ -48,6 +48,7 @@ DEFAULT_COLUMNS: dict[str, dict[str, str]] = {
     "perseval": {"documents": "document"},
     "degress": {"documents": "document"},
     "vert": {},  # predictions and references only
+    "summary_eval": {"sources": "document"},
 }
 
 #: Inputs that come from the model's outputs, never from dataset columns.

@@ -1,0 +1,126 @@
+"""SummaryEval: LLM-judged accuracy, topic completeness and ROUGE-enhanced coherence of summaries."""
+
+import evaluate
+
+from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
+from persona_metrics.integrations.registry import warn_if_stale
+from persona_metrics.summary_eval import Judge, score_summary_eval
+
+warn_if_stale("summary_eval", __file__)
+
+_CITATION = """\
+@misc{oshea2025summaryeval,
+  title  = {SummaryEval: Evals for text summaries: accuracy, completeness, coherence},
+  author = {O'Shea, Michael},
+  year   = {2025},
+  note   = {https://github.com/oshea00/summaryeval, commit cd0cb51, MIT License}
+}
+"""
+
+_DESCRIPTION = """\
+SummaryEval scores a summary against its source on three axes and combines them:
+overall = 0.6 * accuracy + 0.25 * completeness + 0.15 * coherence (weights configurable).
+Accuracy: a chat model (OpenAI or any OpenAI-compatible server) rates the summary 0 Poor, 1 Fair, 2 Good or
+3 Excellent against the source, as JSON {"score": int, "rationale": str}; accuracy = score / 3.
+Completeness: the source's 10 most important sentences (TF-IDF x position x length) are covered when the MiniLM
+cosine with the whole summary is >= 0.4; completeness = min(1, 0.7 * recall + 0.3 * importance share).
+Coherence: leave-one-out ROUGE-1/2/L with a repetition bonus, sentence-to-sentence semantic flow, PDTB discourse
+markers, windowed lexical diversity, readability, a contradiction penalty and a length penalty.
+Completeness and coherence reproduce oshea00/summaryeval @ cd0cb51 to 1e-6 and run offline; without a judge
+(no `model`) accuracy and overall are None and the result carries a `note`.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `str`): the summaries (an empty one is allowed: accuracy 0 without a call,
+        coherence 0).
+    sources (`list` of `str`): the source texts, aligned with the predictions.
+    model (`str`, optional): the judge model (e.g. "gpt-4o"); None (default): no judge, accuracy and overall
+        are None.
+    base_url (`str`, optional): an OpenAI-compatible endpoint, e.g. "http://127.0.0.1:8080/v1".
+    api_key (`str`, optional): the key; default the OPENAI_API_KEY environment variable.
+    timeout (`float`): seconds per request (default 60). max_retries (`int`): SDK retries (default 2).
+    temperature (`float`): default 0. seed (`int`): default 0. max_tokens (`int`): default 200.
+    response_format (`str`): "none" (default), "json_object" or "json_schema" (falls back to "none" when the
+        server rejects it).
+    scoring (`str`): "argmax" (default: the integer answer) or "weighted" (G-Eval, from top_logprobs).
+    concurrency (`int`): judge calls in flight (default 4).
+    cache_dir (`str`, optional): on-disk cache of judge answers (reruns make no calls).
+    prompt (`JudgePrompt`, optional): a versioned prompt (default: the original's rubric, version
+        "summary-eval-accuracy-v1").
+    weights (`dict`, optional): {"accuracy", "completeness", "coherence"} weights of overall.
+    return_per_item (`bool`): add `per_item` = {"accuracy", "completeness", "coherence", "overall"} lists, plus
+        "rationale", "judge_status" and "raw_response" with a judge.
+    return_components (`bool`): add the nine coherence components per item.
+    return_signature (`bool`): add the config signature (encoder, weights, judge model@host, prompt version,
+        temperature, seed, system_fingerprint, versions).
+Returns:
+    accuracy, completeness, coherence, overall (`float` or None): means over the items; `num_invalid` (judge
+    answers that broke the JSON contract) with a judge, `note` without one.
+Examples:
+    >>> import evaluate
+    >>> summary_eval = evaluate.load("summary_eval")
+    >>> source = "Quarry Steel raised its dividend by ten percent."
+    >>> out = summary_eval.compute(predictions=["Quarry Steel increased its dividend by ten percent."],
+    ...                            sources=[source])
+    >>> round(out["completeness"], 3), round(out["coherence"], 3), out["accuracy"], out["overall"]
+    (1.0, 0.396, None, None)
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class SummaryEval(ValidatedTextInputs, evaluate.Metric):
+    """SummaryEval as an evaluate metric (a thin shell over ``persona_metrics.summary_eval``)."""
+
+    _text_fields = ("predictions", "sources")
+    _empty_ok = ("predictions", "sources")
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=self._text_features(),
+        )
+
+    def _compute(
+        self,
+        predictions,
+        sources,
+        model=None,
+        base_url=None,
+        api_key=None,
+        timeout=60.0,
+        max_retries=2,
+        temperature=0.0,
+        seed=0,
+        max_tokens=200,
+        response_format="none",
+        scoring="argmax",
+        concurrency=4,
+        cache_dir=None,
+        prompt=None,
+        weights=None,
+        return_per_item=False,
+        return_components=False,
+        return_signature=False,
+    ):
+        judge = None
+        if model is not None:
+            judge = Judge(
+                model,
+                base_url=base_url,
+                api_key=api_key,
+                timeout=timeout,
+                max_retries=max_retries,
+                temperature=temperature,
+                seed=seed,
+                max_tokens=max_tokens,
+                response_format=response_format,
+                scoring=scoring,
+                concurrency=concurrency,
+                cache_dir=cache_dir,
+                prompt=prompt,
+            )
+        result = score_summary_eval(predictions, sources, judge=judge, weights=weights)
+        return result.as_dict(per_item=return_per_item, signature=return_signature, components=return_components)

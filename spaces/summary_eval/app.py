@@ -1,0 +1,109 @@
+"""Gradio Space for ``summary_eval``: completeness and coherence offline, accuracy with an optional judge."""
+
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+
+from persona_metrics.integrations.app_support import (
+    grouped_bars,
+    input_table,
+    load_metric,
+    results_section,
+    short,
+    table_columns,
+    user_errors,
+)
+
+metric = load_metric(__file__, "summary_eval")
+
+COLUMNS = ["summary", "source"]
+_SOURCE = (
+    "Brightwater Foods reported quarterly revenue of $4.2 billion on Tuesday, up 8 percent from a year earlier. "
+    "The company said demand for its frozen meals rose sharply in Europe. However, margins narrowed because "
+    "shipping costs climbed for the third straight quarter. Chief executive Dana Ortiz told analysts that the "
+    "company would raise prices in the spring. Shares of Brightwater rose 3 percent in early trading. "
+    "The company also announced a new plant in Ohio that will employ 600 workers. "
+    "Brightwater reaffirmed its full-year forecast of $16 billion in sales."
+)
+#: A good summary, a one-line one and an off-topic one, of the same invented business story.
+EXAMPLE = [
+    [
+        "Brightwater Foods posted revenue of $4.2 billion, up 8 percent. However, higher shipping costs narrowed "
+        "margins, so the company plans price increases in the spring. It will also open an Ohio plant with 600 "
+        "jobs and kept its $16 billion sales forecast.",
+        _SOURCE,
+    ],
+    ["Brightwater revenue rose 8 percent.", _SOURCE],
+    ["The city council approved a new bicycle lane on Main Street after a long debate.", _SOURCE],
+]
+JUDGES = ["none", "openai-compatible"]
+COMPONENTS = ["rouge_1", "rouge_2", "rouge_l", "semantic", "discourse", "lexical", "readability"]
+
+
+def _topics_markdown(topics: list[tuple[str, float, float, bool]]) -> str:
+    lines = ["**Source topics of summary 1** (covered at cosine ≥ 0.4 shown in bold with ✅):"]
+    for text, importance, cosine, covered in topics:
+        mark = f"✅ **{short(text, 90)}**" if covered else f"❌ {short(text, 90)}"
+        lines.append(f"- {mark} (importance {importance:.4f}, cosine {cosine:.3f})")
+    return "\n".join(lines)
+
+
+@user_errors
+def score(table: pd.DataFrame, judge: str, model: str, base_url: str) -> tuple[dict, str, pd.DataFrame, object]:
+    """SummaryEval of every (summary, source) row; with ``judge`` "openai-compatible", accuracy from ``model``."""
+    from persona_metrics.summary_eval import score_summary_eval
+
+    if judge not in JUDGES:
+        raise gr.Error(f"judge must be one of {JUDGES}, got {judge!r}")
+    columns = table_columns(table, COLUMNS, allow_blank=("summary",))
+    options = {}
+    if judge == "openai-compatible":
+        options = {"model": model or None, "base_url": base_url or None}
+    out = metric.compute(
+        predictions=columns["summary"], sources=columns["source"], return_per_item=True, return_components=True,
+        **options,
+    )  # fmt: skip
+    detail = score_summary_eval(columns["summary"][:1], columns["source"][:1]).topics[0]
+    per = out["per_item"]
+    accuracy = "needs a judge" if out["accuracy"] is None else f"{out['accuracy']:.4f}"
+    text = (
+        f"### Completeness: {out['completeness']:.4f} · Coherence: {out['coherence']:.4f} · Accuracy: {accuracy}\n"
+        "Means over the rows. Completeness = min(1, 0.7 · recall + 0.3 · importance share) of the source's topic "
+        "sentences; coherence = the original's ROUGE-enhanced coherence. "
+        + (out.get("note", "") and f"_{out['note']}_")
+        + "\n\n"
+        + _topics_markdown(list(detail.topics))
+    )
+    breakdown = pd.DataFrame(
+        {
+            "row": list(range(1, len(per["completeness"]) + 1)),
+            "summary": [short(s) for s in columns["summary"]],
+            "completeness": [round(v, 4) for v in per["completeness"]],
+            "coherence": [round(v, 4) for v in per["coherence"]],
+            "accuracy": ["" if v is None else round(v, 4) for v in per["accuracy"]],
+            "overall": ["" if v is None else round(v, 4) for v in per["overall"]],
+        }
+    )
+    series = {f"row {i + 1}": [out["components"][c][i] for c in COMPONENTS] for i in range(len(per["coherence"]))}
+    figure = grouped_bars(COMPONENTS, series, "coherence component")
+    numbers = {k: out[k] for k in ("completeness", "coherence", "accuracy", "overall") if out[k] is not None}
+    numbers["scores"] = {k: v for k, v in per.items() if k in ("completeness", "coherence")}
+    return numbers, text, breakdown, figure
+
+
+with gr.Blocks(title="SummaryEval") as demo:
+    gr.Markdown(
+        "# SummaryEval: accuracy, completeness and coherence of summaries\nEdit the rows (a summary and its "
+        "source), optionally name an OpenAI-compatible judge for accuracy, and press **Compute**. Completeness "
+        "and coherence need no judge."
+    )
+    with gr.Row():
+        judge = gr.Dropdown(JUDGES, value="none", label="Accuracy judge")
+        model = gr.Textbox("", label="Judge model (e.g. gpt-4o)")
+        base_url = gr.Textbox("", label="Base URL (empty: OpenAI; key from OPENAI_API_KEY)")
+    table = input_table(EXAMPLE, COLUMNS, "Summaries and sources", column_widths=["40%", "60%"])
+    results_section(__file__, score, [table, judge, model, base_url], "Per row", "Coherence components per row")
+
+if __name__ == "__main__":
+    demo.launch()

@@ -1,0 +1,1 @@
+../../metrics/summary_eval/summary_eval.py

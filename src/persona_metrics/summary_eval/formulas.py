@@ -1,0 +1,283 @@
+"""SummaryEval's arithmetic as pure functions (``docs/summary_eval.md`` §2–§4), constants of the original code.
+
+Completeness and coherence follow oshea00/summaryeval @ cd0cb51 exactly, quirks included; overall is the
+weighted sum of the three scores.
+
+>>> position_weight(0, 10), position_weight(1, 10), position_weight(5, 10)
+(1.5, 1.2, 1.0)
+>>> length_weight(40)  # saturates at 30 words (the original README says 20)
+1.5
+>>> round(completeness_from_coverage([True, False], [0.3, 0.1]), 4)  # 0.7 · ½ + 0.3 · 0.75
+0.575
+>>> length_penalty(5), length_penalty(25)
+(0.3, 1.0)
+>>> round(overall_score(2 / 3, 0.8, 0.5), 4)
+0.675
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+#: Weights of the overall score (the original's defaults).
+DEFAULT_WEIGHTS: dict[str, float] = {"accuracy": 0.6, "completeness": 0.25, "coherence": 0.15}
+#: Number of topic sentences kept from the source.
+N_TOPICS = 10
+#: A topic is covered when the summary's cosine with it is at least this.
+COVERAGE_THRESHOLD = 0.4
+#: Completeness = min(1, RECALL_WEIGHT · recall + IMPORTANCE_WEIGHT · importance share).
+RECALL_WEIGHT = 0.7
+IMPORTANCE_WEIGHT = 0.3
+#: Weights of the coherence components (they sum to 1).
+COHERENCE_WEIGHTS: dict[str, float] = {
+    "rouge_1": 0.08,
+    "rouge_2": 0.08,
+    "rouge_l": 0.08,
+    "semantic": 0.40,
+    "discourse": 0.25,
+    "lexical": 0.08,
+    "readability": 0.03,
+}
+#: The PDTB discourse marker lists of the original's coherence scorer, in its category and marker order.
+DISCOURSE_MARKERS: dict[str, tuple[str, ...]] = {
+    "temporal": (
+        "then", "next", "meanwhile", "subsequently", "previously", "earlier", "later", "finally", "eventually",
+        "afterward", "before", "after", "during", "while", "until", "once", "now", "currently", "initially",
+        "ultimately",
+    ),
+    "contingency": (
+        "because", "since", "as", "therefore", "thus", "consequently", "as a result", "due to", "so", "hence",
+        "accordingly", "for this reason", "given that", "in order to", "so that", "if", "unless", "provided that",
+        "whereas",
+    ),
+    "comparison": (
+        "however", "but", "nevertheless", "nonetheless", "yet", "still", "whereas", "while", "in contrast",
+        "on the other hand", "conversely", "alternatively", "instead", "rather", "similarly", "likewise",
+        "in the same way", "by comparison", "although", "though", "despite", "in spite of",
+    ),
+    "expansion": (
+        "and", "also", "furthermore", "moreover", "additionally", "in addition", "besides", "for example",
+        "for instance", "specifically", "in particular", "namely", "that is", "in other words", "indeed", "in fact",
+        "actually",
+    ),
+}  # fmt: skip
+_MARKER_PATTERNS = {
+    category: tuple(re.compile(r"\b" + re.escape(marker) + r"\b") for marker in markers)
+    for category, markers in DISCOURSE_MARKERS.items()
+}
+
+
+def position_weight(index: int, n_sentences: int) -> float:
+    """1.5 for the first and last sentence, 1.2 in the first or last fifth, else 1.0."""
+    if index == 0 or index == n_sentences - 1:
+        return 1.5
+    if index < n_sentences * 0.2 or index > n_sentences * 0.8:
+        return 1.2
+    return 1.0
+
+
+def length_weight(n_words: int) -> float:
+    """``min(1.5, words / 20)``: saturates at 30 words."""
+    return min(1.5, n_words / 20)
+
+
+def sentence_importance(index: int, n_sentences: int, tfidf_mean: float, n_words: int) -> float:
+    """Position weight × TF-IDF row mean (over all vocabulary columns, zeros included) × length weight."""
+    return position_weight(index, n_sentences) * tfidf_mean * length_weight(n_words)
+
+
+def top_topics(
+    sentences: Sequence[str], importances: Sequence[float], n_topics: int = N_TOPICS
+) -> list[tuple[str, float]]:
+    """The ``n_topics`` most important sentences, most important first (a stable sort: ties keep text order)."""
+    ranked = list(zip(sentences, importances, strict=True))
+    ranked.sort(key=lambda item: item[1], reverse=True)
+    return ranked[:n_topics]
+
+
+def coverage_parts(covered: Sequence[bool], importances: Sequence[float]) -> tuple[float, float]:
+    """``(recall, importance share)``: the covered fraction of topics and of their total importance."""
+    total = 0.0
+    covered_total = 0.0
+    hits = 0
+    for hit, importance in zip(covered, importances, strict=True):
+        total += importance
+        if hit:
+            hits += 1
+            covered_total += importance
+    recall = hits / len(importances)
+    share = covered_total / total if total > 0 else 0
+    return recall, share
+
+
+def completeness_from_coverage(covered: Sequence[bool], importances: Sequence[float]) -> float:
+    """``min(1, 0.7 · recall + 0.3 · importance share)``; 1.0 without topics."""
+    if not importances:
+        return 1.0
+    recall, share = coverage_parts(covered, importances)
+    return min(1.0, recall * RECALL_WEIGHT + share * IMPORTANCE_WEIGHT)
+
+
+def repetition_bonus(words: Sequence[str], n: int) -> float:
+    """The n-gram repetition bonus in [0, 0.3]: largest at 15 % (n = 1) or 5 % (n = 2) repeated n-grams."""
+    grams = {" ".join(words[i : i + n]) for i in range(len(words) - n + 1)}
+    total = len(words) - n + 1
+    repetition = 1.0 - len(grams) / total
+    optimal = 0.15 if n == 1 else 0.05
+    bonus = 1.0 - abs(repetition - optimal) / (optimal + 0.1)
+    return max(0.0, min(0.3, bonus * 0.3))
+
+
+def rouge_n_coherence(leave_one_out_f: Sequence[float], words: Sequence[str], n: int) -> float:
+    """Mean leave-one-out ROUGE-n F1 plus the repetition bonus (when there are more than n words), in [0, 1]."""
+    value = float(np.mean(leave_one_out_f)) if len(leave_one_out_f) else 0.0
+    if len(words) > n:
+        value = value + repetition_bonus(words, n)
+    return min(1.0, max(0.0, value))
+
+
+def rouge_l_coherence(leave_one_out_f: Sequence[float]) -> float:
+    """``min(1, 1.5 × mean leave-one-out ROUGE-L F1)``."""
+    value = float(np.mean(leave_one_out_f)) if len(leave_one_out_f) else 0.0
+    return min(1.0, value * 1.5)
+
+
+def semantic_coherence(consecutive_cosines: Sequence[float], rouge_l: float) -> float:
+    """``0.7 · mean(max(0, cos(s_i, s_i+1))) + 0.3 · rouge_l``, clamped to [0, 1]."""
+    flow = np.mean([c if c > 0 else 0 for c in consecutive_cosines])
+    value = float(0.7 * flow + 0.3 * rouge_l)
+    return min(1.0, max(0.0, value))
+
+
+def first_marker_category(sentence: str) -> str | None:
+    """The category of the first marker found (categories in order, markers in order), or None."""
+    lower = sentence.lower()
+    for category, patterns in _MARKER_PATTERNS.items():
+        if any(pattern.search(lower) for pattern in patterns):
+            return category
+    return None
+
+
+def discourse_parts(categories: Sequence[str | None]) -> dict[str, float]:
+    """Density, diversity, consistency and ``0.4·density + 0.3·diversity + 0.3·consistency`` of a text.
+
+    Args:
+        categories: per sentence, :func:`first_marker_category` (at least two sentences).
+    """
+    n = len(categories)
+    positions = [i for i, c in enumerate(categories) if c is not None]
+    density = min(1.0, len(positions) / (n - 1)) if n > 1 else 1.0
+    diversity = len({c for c in categories if c is not None}) / len(DISCOURSE_MARKERS)
+    if len(positions) < 2:
+        consistency = 1.0 if len(positions) == 1 else 0.5
+    else:
+        expected = n / len(positions)
+        intervals = [positions[i + 1] - positions[i] for i in range(len(positions) - 1)]
+        consistency = max(0.0, 1.0 - float(np.std(intervals)) / expected)
+    overall = 0.4 * density + 0.3 * diversity + 0.3 * consistency
+    return {"density": density, "diversity": diversity, "consistency": consistency, "discourse": overall}
+
+
+def lexical_diversity(tokens: Sequence[str]) -> float:
+    """Type-token ratio of the content tokens; windowed (width min(50, N//2), step half of it) from 10 tokens."""
+    total = len(tokens)
+    if total == 0:
+        return 0.0
+    if total < 10:
+        return len(set(tokens)) / total
+    width = min(50, total // 2)
+    ratios = [
+        len(set(tokens[i : i + width])) / len(tokens[i : i + width]) for i in range(0, total - width + 1, width // 2)
+    ]
+    return float(np.mean(ratios)) if ratios else len(set(tokens)) / total
+
+
+def contradiction_penalty(cosines: np.ndarray, rouge_l: np.ndarray) -> float:
+    """``max(0, 1 − contradictions / pairs)`` over all sentence pairs i < j.
+
+    A pair counts 1 if ``cos < −0.1`` and its ROUGE-L F1 > 0.3, else 0.5 if ``cos < −0.15``.
+    """
+    n = len(cosines)
+    contradictions = 0.0
+    pairs = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            pairs += 1
+            if cosines[i][j] < -0.1 and rouge_l[i][j] > 0.3:
+                contradictions += 1
+            elif cosines[i][j] < -0.1 * 1.5:
+                contradictions += 0.5
+    return 1.0 if pairs == 0 else max(0.0, 1.0 - contradictions / pairs)
+
+
+def readability(fk_grade: float | None) -> float:
+    """``clamp((20 − Flesch-Kincaid grade) / 20, 0, 1)``; 0.5 when the grade could not be computed (None)."""
+    if fk_grade is None:
+        return 0.5
+    return max(0, min(1, (20 - fk_grade) / 20))
+
+
+def length_penalty(n_words: int) -> float:
+    """``max(0.3, words / 20)`` below 20 whitespace-separated words, else 1."""
+    return max(0.3, n_words / 20) if n_words < 20 else 1.0
+
+
+def coherence_from_components(components: Mapping[str, float]) -> float:
+    """The weighted components (:data:`COHERENCE_WEIGHTS`) × contradiction × length penalty, clamped to [0, 1]."""
+    value = 0.0
+    for name, weight in COHERENCE_WEIGHTS.items():
+        value = value + weight * components[name]
+    value = value * components["contradiction"] * components["length"]
+    return float(min(1.0, max(0.0, value)))
+
+
+def check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
+    """The overall weights (defaults for missing keys), validated.
+
+    Raises:
+        TypeError: not a mapping, or a weight that is not a real number.
+        ValueError: an unknown key, a negative or non-finite weight, or all weights zero.
+    """
+    if weights is None:
+        return dict(DEFAULT_WEIGHTS)
+    if not isinstance(weights, Mapping):
+        raise TypeError(f"weights must be a dict like {DEFAULT_WEIGHTS}, got {type(weights).__name__}")
+    unknown = sorted(set(weights) - set(DEFAULT_WEIGHTS))
+    if unknown:
+        raise ValueError(f"weights has unknown keys {unknown}; allowed: {sorted(DEFAULT_WEIGHTS)}")
+    out = dict(DEFAULT_WEIGHTS)
+    for key, value in weights.items():
+        if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+            raise TypeError(f"weights[{key!r}] must be a number, got {type(value).__name__}: {value!r}")
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"weights[{key!r}] must be finite and >= 0, got {value!r}")
+        out[key] = float(value)
+    if sum(out.values()) <= 0:
+        raise ValueError("weights must not all be 0")
+    return out
+
+
+def overall_score(
+    accuracy: float, completeness: float, coherence: float, weights: Mapping[str, float] | None = None
+) -> float:
+    """``w_a · accuracy + w_c · completeness + w_h · coherence`` (the original: 0.6 / 0.25 / 0.15; not renormalised)."""
+    w = DEFAULT_WEIGHTS if weights is None else weights
+    return w["accuracy"] * accuracy + w["completeness"] * completeness + w["coherence"] * coherence
+
+
+def aggregate(values: Sequence[float] | np.ndarray) -> float:
+    """The corpus score: the arithmetic mean over items.
+
+    Raises:
+        ValueError: no values, or a value that is not finite.
+    """
+    array = np.asarray(values, dtype=np.float64)
+    if array.size == 0:
+        raise ValueError("no items to aggregate")
+    if not np.all(np.isfinite(array)):
+        raise ValueError("a per-item value is not finite")
+    return float(array.mean())

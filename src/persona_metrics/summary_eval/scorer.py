@@ -1,0 +1,224 @@
+"""SummaryEval of summaries against their sources: validation, one embedding call per text, one judge call per pair.
+
+>>> from persona_metrics.summary_eval import score_summary_eval
+>>> source = "Quarry Steel raised its dividend by ten percent."
+>>> result = score_summary_eval(["Quarry Steel increased its dividend by ten percent."], [source])
+>>> round(result.means()["completeness"], 3), round(result.means()["coherence"], 3)
+(1.0, 0.396)
+>>> result.as_dict()["accuracy"] is None  # no judge configured: no accuracy, no overall
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from persona_metrics.signature import Signature
+from persona_metrics.summary_eval import components as C
+from persona_metrics.summary_eval import formulas as F
+from persona_metrics.summary_eval.judge import Judge, Verdict
+from persona_metrics.validation import check_text_fields
+from persona_metrics.vert.encoders import SentenceTransformerEncoder
+
+#: What the result says when no judge was configured.
+NO_JUDGE_NOTE = (
+    "accuracy and overall need an LLM judge (pass judge= / model=; docs/summary_eval.md §5); "
+    "completeness and coherence are computed"
+)
+
+
+def _version(distribution: str) -> str:
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass(frozen=True, eq=False)
+class SummaryEvalResult:
+    """Per-item SummaryEval scores and how they were made.
+
+    Attributes:
+        completeness: per item, topic coverage in [0, 1].
+        coherence: per item, the ROUGE-enhanced coherence in [0, 1].
+        accuracy: per item, the judge's score / 3, or None without a judge.
+        overall: per item, the weighted sum of the three, or None without a judge.
+        verdicts: per item, the judge's :class:`~persona_metrics.summary_eval.judge.Verdict` (empty without one).
+        components: per item, the nine coherence components.
+        topics: per item, the completeness detail (topics, cosines, covered).
+        weights: the overall weights.
+        config: the signature parts.
+    """
+
+    completeness: np.ndarray
+    coherence: np.ndarray
+    accuracy: np.ndarray | None
+    overall: np.ndarray | None
+    verdicts: tuple[Verdict, ...]
+    components: tuple[dict[str, float], ...]
+    topics: tuple[C.Completeness, ...]
+    weights: dict[str, float]
+    config: Signature
+
+    def __len__(self) -> int:
+        return len(self.completeness)
+
+    @property
+    def signature(self) -> str:
+        """The config signature, ``persona_metrics:<version>`` last."""
+        return str(self.config)
+
+    @property
+    def num_invalid(self) -> int:
+        """Judge answers that broke the contract (scored as the original: first integer 0–3, else 0)."""
+        return sum(not v.valid for v in self.verdicts)
+
+    def means(self) -> dict[str, float | None]:
+        """``accuracy``, ``completeness``, ``coherence``, ``overall``: means (None for the judge's two without one)."""
+        return {
+            "accuracy": None if self.accuracy is None else F.aggregate(self.accuracy),
+            "completeness": F.aggregate(self.completeness),
+            "coherence": F.aggregate(self.coherence),
+            "overall": None if self.overall is None else F.aggregate(self.overall),
+        }
+
+    def per_item(self) -> dict[str, list[Any]]:
+        """One list per score (``accuracy``/``overall`` are None per item without a judge); ``rationale`` with one."""
+        out: dict[str, list[Any]] = {
+            "accuracy": [None] * len(self) if self.accuracy is None else self.accuracy.tolist(),
+            "completeness": self.completeness.tolist(),
+            "coherence": self.coherence.tolist(),
+            "overall": [None] * len(self) if self.overall is None else self.overall.tolist(),
+        }
+        if self.verdicts:
+            out["rationale"] = [v.rationale for v in self.verdicts]
+            out["judge_status"] = [v.status for v in self.verdicts]
+            out["raw_response"] = [v.raw for v in self.verdicts]
+        return out
+
+    def as_dict(self, per_item: bool = False, signature: bool = False, components: bool = False) -> dict[str, Any]:
+        """Means, ``num_invalid`` (with a judge) or ``note`` (without); ``per_item``, ``signature``, ``components``."""
+        out: dict[str, Any] = dict(self.means())
+        if self.verdicts:
+            out["num_invalid"] = self.num_invalid
+        else:
+            out["note"] = NO_JUDGE_NOTE
+        if per_item:
+            out["per_item"] = self.per_item()
+        if components:
+            out["components"] = {name: [c[name] for c in self.components] for name in C.COMPONENT_NAMES}
+        if signature:
+            out["signature"] = self.signature
+        return out
+
+
+class SummaryEvalScorer:
+    """SummaryEval with one configuration (the MiniLM encoder is loaded once per process and shared).
+
+    Args:
+        judge: a :class:`~persona_metrics.summary_eval.judge.Judge` for accuracy; None: completeness and
+            coherence only.
+        weights: overall weights (``{"accuracy", "completeness", "coherence"}``; missing keys keep 0.6/0.25/0.15).
+        encoder: a sentence-transformers model folder; None for the packaged all-MiniLM-L6-v2 (the original's).
+        device: torch device of the encoder.
+
+    Raises:
+        TypeError, ValueError: a bad option (named).
+    """
+
+    def __init__(
+        self,
+        judge: Judge | None = None,
+        *,
+        weights: Mapping[str, float] | None = None,
+        encoder: str | Path | None = None,
+        device: str | None = None,
+    ) -> None:
+        if judge is not None and not isinstance(judge, Judge):
+            raise TypeError(f"judge must be a persona_metrics.summary_eval.Judge, got {type(judge).__name__}")
+        if encoder is not None and not isinstance(encoder, str | Path):
+            raise TypeError(f"encoder must be a model folder path or None, got {type(encoder).__name__}")
+        self.judge = judge
+        self.weights = F.check_weights(weights)
+        self.encoder = SentenceTransformerEncoder(encoder, device=device, batch_size=32)
+
+    @property
+    def config(self) -> Signature:
+        """``summary_eval|completeness:…|coherence:…|sim:…|weights:…|judge:…|…``."""
+        w = self.weights
+        judge = self.judge.signature() if self.judge is not None else Signature.of(judge="none")
+        return (
+            Signature.of("summary_eval", completeness="tfidf-top10-cos0.4-r0.7-i0.3", coherence="rouge-enhanced")
+            + self.encoder.signature()
+            + Signature.of(weights=f"{w['accuracy']:g}/{w['completeness']:g}/{w['coherence']:g}")
+            + judge
+            + Signature.of(**{"rouge-score": _version("rouge-score"), "textstat": _version("textstat")})
+        )
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        return self.encoder.encode(texts)
+
+    def score(self, predictions: Sequence[str], sources: Sequence[str]) -> SummaryEvalResult:
+        """Score each summary against its source.
+
+        Args:
+            predictions: the summaries (an empty one scores completeness as the original, coherence 0, accuracy 0).
+            sources: the source texts, aligned with the predictions (empty allowed: accuracy 0 without a call).
+
+        Raises:
+            TypeError, ValueError: bad inputs (field and index named).
+            JudgeError: the judge could not be called.
+        """
+        check_text_fields(allow_empty=("predictions", "sources"), predictions=predictions, sources=sources)
+        topic_cache = {source: C.extract_topics(source) for source in dict.fromkeys(sources)}
+        coherence_cache = {text: C.coherence(text, self._embed) for text in dict.fromkeys(predictions)}
+        detail = tuple(
+            C.completeness(p, topic_cache[s], self._embed) for p, s in zip(predictions, sources, strict=True)
+        )
+        completeness = np.array([d.score for d in detail], dtype=np.float64)
+        coherence = np.array([coherence_cache[p][0] for p in predictions], dtype=np.float64)
+        parts = tuple(coherence_cache[p][1] for p in predictions)
+        verdicts: tuple[Verdict, ...] = ()
+        accuracy = overall = None
+        if self.judge is not None:
+            verdicts = tuple(self.judge.judge_many(list(predictions), list(sources)))
+            accuracy = np.array([v.accuracy for v in verdicts], dtype=np.float64)
+            overall = np.array(
+                [
+                    F.overall_score(a, c, h, self.weights)
+                    for a, c, h in zip(accuracy, completeness, coherence, strict=True)
+                ]
+            )
+        return SummaryEvalResult(
+            completeness, coherence, accuracy, overall, verdicts, parts, detail, self.weights, self.config
+        )
+
+
+def score_summary_eval(
+    predictions: Sequence[str],
+    sources: Sequence[str],
+    *,
+    judge: Judge | None = None,
+    weights: Mapping[str, float] | None = None,
+    encoder: str | Path | None = None,
+) -> SummaryEvalResult:
+    """SummaryEval: accuracy (LLM judge), completeness, coherence and their weighted overall (``docs/summary_eval.md``).
+
+    Args:
+        predictions: the summaries.
+        sources: the source texts, aligned with the predictions.
+        judge: the accuracy judge; None computes completeness and coherence only (accuracy/overall are None).
+        weights: overall weights (default 0.6 / 0.25 / 0.15).
+        encoder: a sentence-transformers model folder (default the packaged all-MiniLM-L6-v2).
+
+    Raises:
+        TypeError, ValueError: bad inputs or options (field and index named).
+        JudgeError: the judge could not be called.
+    """
+    return SummaryEvalScorer(judge, weights=weights, encoder=encoder).score(predictions, sources)

