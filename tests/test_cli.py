@@ -544,3 +544,41 @@ def test_score_vert_matches_the_library(capsys, tmp_path: Path) -> None:
     path.write_text('{"prediction": "x"}\n')
     assert main(["score", "vert", str(path)]) == 2
     assert f"{path}:1: missing keys ['reference']" in capsys.readouterr().err
+
+
+def test_cnndm_summary_eval_columns_without_a_judge(capsys) -> None:
+    """Golden source: ``score_summary_eval`` called directly on the same articles and systems."""
+    from persona_metrics.datasets.cnndm import baseline_summaries, load_cnndm
+    from persona_metrics.summary_eval import score_summary_eval
+
+    code, out, err = run_cli(capsys, "cnndm", "-n", "2", "--seed", "2", "--format", "csv")
+    assert code == 0
+    rows = {r["system"]: r for r in csv.DictReader(io.StringIO(out))}
+    assert "accuracy and overall need an LLM judge" in err
+    assert "-m/--model" in err
+    ds = load_cnndm([CNNDM]).shuffle(seed=2).select(range(2))
+    articles, refs = list(ds["article"]), list(ds["highlights"])
+    for name, preds in baseline_summaries(articles, refs, seed=2).items():
+        direct = score_summary_eval(preds, articles)
+        assert rows[name]["accuracy"] == rows[name]["overall"] == ""  # no judge: empty, not 0
+        assert float(rows[name]["completeness"]) == pytest.approx(direct.means()["completeness"], abs=1e-12)
+        assert float(rows[name]["coherence"]) == pytest.approx(direct.means()["coherence"], abs=1e-12)
+        assert rows[name]["summary_eval_signature"] == direct.signature
+
+
+def test_cnndm_judge_needs_a_key_for_a_remote_server(capsys, monkeypatch) -> None:
+    monkeypatch.delenv("MY_JUDGE_KEY", raising=False)
+    code, _, err = run_cli(
+        capsys,
+        "cnndm",
+        "-n",
+        "1",
+        "-m",
+        "gpt-x",
+        "--base-url",
+        "https://judge.invalid/v1",
+        "--api-key-env",
+        "MY_JUDGE_KEY",
+    )
+    assert code == 2
+    assert "set the environment variable MY_JUDGE_KEY (option --api-key-env)" in err

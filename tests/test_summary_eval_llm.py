@@ -101,3 +101,20 @@ def test_json_schema_falls_back(server_url) -> None:
     with pytest.warns(UserWarning, match="response_format"):
         verdict = judge(server_url, response_format="json_schema").judge(SUMMARIES[0], SOURCE)
     assert verdict.accuracy in {0.0, 1 / 3, 2 / 3, 1.0}
+
+
+def test_cnndm_cli_with_the_local_judge(server_url, capsys) -> None:
+    """``persona-metrics cnndm -n 2 -f json --base-url URL -m smollm2``: accuracy and overall are filled in."""
+    import json
+
+    from persona_metrics.cli import main
+
+    assert main(["cnndm", "-n", "2", "-f", "json", "--base-url", server_url, "-m", "smollm2"]) == 0
+    captured = capsys.readouterr()
+    rows = json.loads(captured.out)  # stdout is clean JSON
+    for row in rows:
+        assert 0.0 <= row["accuracy"] <= 1.0
+        assert row["overall"] is not None
+        assert isinstance(row["num_invalid"], int)
+        assert "judge:smollm2" in row["summary_eval_signature"] or "smollm2" in row["summary_eval_signature"]
+    assert "need an LLM judge" not in captured.err

@@ -42,9 +42,9 @@ COMPONENTS = ["rouge_1", "rouge_2", "rouge_l", "semantic", "discourse", "lexical
 
 
 def _topics_markdown(topics: list[tuple[str, float, float, bool]]) -> str:
-    lines = ["**Source topics of summary 1** (covered at cosine ≥ 0.4 shown in bold with ✅):"]
+    lines = ["**Source topics of summary 1** (covered at cosine ≥ 0.4: **COVERED**, in bold):"]
     for text, importance, cosine, covered in topics:
-        mark = f"✅ **{short(text, 90)}**" if covered else f"❌ {short(text, 90)}"
+        mark = f"**COVERED** **{short(text, 90)}**" if covered else f"missed: {short(text, 90)}"
         lines.append(f"- {mark} (importance {importance:.4f}, cosine {cosine:.3f})")
     return "\n".join(lines)
 

@@ -1,8 +1,11 @@
-"""``persona-metrics cnndm``: persona quality (journalist persona) of summarizers on CNN/DailyMail."""
+"""``persona-metrics cnndm``: persona quality (journalist) and SummaryEval of summarizers on CNN/DailyMail."""
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,16 +18,21 @@ from persona_metrics.commands.output import (
     markdown_table,
     render_rows,
 )
+from persona_metrics.summary_eval.judge import API_KEY_ENV
+from persona_metrics.summary_eval.scorer import NO_JUDGE_NOTE
 
 NAME = "cnndm"
-HELP = "persona quality (journalist) of lead-3, random-3 and prediction files on CNN/DailyMail"
+HELP = "persona quality (journalist) and SummaryEval of lead-3, random-3 and prediction files on CNN/DailyMail"
 #: The persona CNN/DM highlights are scored against.
 PERSONA = "journalist"
 #: The shipped sample (16 test articles), the default data.
 SAMPLE = Path(__file__).resolve().parents[3] / "data" / "cnndm_sample" / "test.jsonl"
 
-DESCRIPTION = """Score summarizers on CNN/DailyMail with persona_quality for the journalist persona and print the
-mean of each component per system, with the signature.
+DESCRIPTION = """Score summarizers on CNN/DailyMail and print the mean of each component per system, with the
+signatures: persona_quality for the journalist persona (against the highlights) and SummaryEval (against the
+article): completeness and coherence always (offline), accuracy and overall with an LLM judge (-m/--model, and
+--base-url for any OpenAI-compatible server). Without a judge the accuracy and overall columns are empty (null in
+JSON) and a note says why on standard error; standard output stays clean CSV / JSON.
 
 Data (columns article, highlights, id, as abisee/cnn_dailymail 3.0.0):
   default        the shipped sample data/cnndm_sample/test.jsonl (16 articles, offline)
@@ -38,6 +46,10 @@ examples:
   persona-metrics cnndm -n 16 --seed 0
   persona-metrics cnndm --data-files test.parquet -n 1000 --format csv
   persona-metrics cnndm --predictions my_model.jsonl --format json
+  persona-metrics cnndm -n 8 -f csv --base-url http://127.0.0.1:8080/v1 -m smollm2
+
+Judge key: the environment variable named by --api-key-env (default OPENAI_API_KEY); a --base-url on this machine
+(127.0.0.1, ::1, localhost) needs none (local servers run without authentication).
 """
 
 
@@ -49,10 +61,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-files", nargs="*", type=Path, default=None, help="local parquet or JSON lines")
     parser.add_argument("--hub", action="store_true", help="load the test split from the Hub (needs network)")
     parser.add_argument("--predictions", nargs="*", type=Path, default=[], help="JSON lines {id, prediction}")
+    judge = parser.add_argument_group("SummaryEval accuracy judge (optional)")
+    judge.add_argument("-m", "--model", default=None, help="the judge's model name; without it, no accuracy")
+    judge.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
+    judge.add_argument("--api-key-env", default=API_KEY_ENV, help=f"variable holding the key (default {API_KEY_ENV})")
+    judge.add_argument("--cache-dir", type=Path, default=None, help="on-disk cache of judge answers (reruns free)")
 
 
-def load_systems(args: argparse.Namespace) -> tuple[list[str], dict[str, list[str]]]:
-    """The references (highlights) and every system's summaries, aligned."""
+def load_systems(args: argparse.Namespace) -> tuple[list[str], list[str], dict[str, list[str]]]:
+    """The articles, the references (highlights) and every system's summaries, aligned."""
     from persona_metrics.datasets.cnndm import baseline_summaries, load_cnndm, read_predictions
 
     ds = load_cnndm(None if args.hub else (args.data_files or [SAMPLE]), hub=args.hub)
@@ -62,28 +79,75 @@ def load_systems(args: argparse.Namespace) -> tuple[list[str], dict[str, list[st
     systems = baseline_summaries(list(ds["article"]), refs, seed=args.seed)
     for path in args.predictions:
         systems[path.stem] = read_predictions(path, ids)
-    return refs, systems
+    return list(ds["article"]), refs, systems
 
 
-def score_systems(refs: Sequence[str], systems: dict[str, list[str]]) -> list[dict[str, Any]]:
-    """One row per system: its name, the number of articles, the mean of each component and the signature."""
+def _is_local(base_url: str) -> bool:
+    """Whether ``base_url`` points at this machine (a loopback address or ``localhost``)."""
+    from urllib.parse import urlparse
+
+    host = urlparse(base_url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def make_judge(args: argparse.Namespace) -> Any:
+    """The SummaryEval judge of ``-m/--model`` (None without one); the key from ``--api-key-env``.
+
+    Raises:
+        ValueError: no key in the named variable for a server that is not on this machine (the option named).
+    """
+    from persona_metrics.summary_eval.judge import Judge
+
+    if args.model is None:
+        return None
+    key = os.environ.get(args.api_key_env)
+    if key is None and args.base_url is not None and _is_local(args.base_url):
+        key = "none"  # a local server without authentication (documented in --help)
+    if key is None:
+        raise ValueError(
+            f"no API key for the judge: set the environment variable {args.api_key_env} (option --api-key-env), "
+            "or point --base-url at a server on this machine"
+        )
+    return Judge(args.model, base_url=args.base_url, api_key=key, cache_dir=args.cache_dir)
+
+
+def score_systems(
+    articles: Sequence[str], refs: Sequence[str], systems: dict[str, list[str]], judge: Any = None
+) -> list[dict[str, Any]]:
+    """One row per system: name, articles, persona_quality means and signature, SummaryEval means and signature."""
     from persona_metrics.persona.quality import score_quality
+    from persona_metrics.summary_eval import SummaryEvalScorer
 
+    summary_eval = SummaryEvalScorer(judge)
     rows = []
     for name, preds in systems.items():
         result = score_quality(preds, refs, [PERSONA] * len(preds))
-        rows.append({"system": name, "n": len(preds), **result.means(), "signature": result.signature})
+        se = summary_eval.score(preds, list(articles))
+        row = {"system": name, "n": len(preds), **result.means(), "signature": result.signature}
+        row |= {**se.means(), "summary_eval_signature": se.signature}
+        if judge is not None:
+            row["num_invalid"] = se.num_invalid
+        rows.append(row)
     return rows
 
 
 def run(args: argparse.Namespace) -> int:
     """Load, score and print in the chosen format."""
     with input_errors():
-        refs, systems = load_systems(args)
-        rows = score_systems(refs, systems)
-    shown = [{k: v for k, v in row.items() if k != "signature"} for row in rows]
-    table = markdown_table(shown) + f"\n\nsignature: {rows[0]['signature']}\n"
+        judge = make_judge(args)
+        articles, refs, systems = load_systems(args)
+        rows = score_systems(articles, refs, systems, judge)
+    signatures = ("signature", "summary_eval_signature")
+    shown = [{k: ("—" if v is None else v) for k, v in row.items() if k not in signatures} for row in rows]
+    table = markdown_table(shown) + "".join(f"\n\n{k}: {rows[0][k]}" for k in signatures) + "\n"
     emit(render_rows(rows, args.format, table))
+    if judge is None:
+        sys.stderr.write(f"note: {NO_JUDGE_NOTE}; here: -m/--model (and --base-url)\n")
     return 0
 
 
