@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 
 class PersonaMetricsWarning(UserWarning):
@@ -41,7 +42,6 @@ def check_text_fields(allow_empty: Iterable[str] = (), **fields: object) -> int:
     if not length:
         raise ValueError(f"no items to score: {first or 'inputs'} is empty")
     return length
-
 
 
 def _reference_text(value: object, where: str) -> str:
@@ -87,3 +87,23 @@ def check_reference_lists(references: object, field: str = "references") -> list
                 f"{field}[{i}] must be a string or a list of strings, got {type(item).__name__}: {item!r:.60}"
             )
     return out
+
+
+def checked_mean(values: Sequence[float] | Any, unit: str = "items") -> float:
+    """The arithmetic mean of per-item values, refusing an empty or non-finite input (no silent NaN).
+
+    Args:
+        values: per-item values (a sequence or an array).
+        unit: what the values are per (``"items"``, ``"pairs"``), for the error message.
+
+    Raises:
+        ValueError: no values, or a value that is not finite.
+    """
+    import numpy as np
+
+    array = np.asarray(values, dtype=np.float64)
+    if array.size == 0:
+        raise ValueError(f"no {unit} to aggregate")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"a per-{unit.rstrip('s')} value is not finite")
+    return float(array.mean())

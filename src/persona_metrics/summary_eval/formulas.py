@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from persona_metrics.validation import checked_mean
+
 #: Weights of the overall score (the original's defaults).
 DEFAULT_WEIGHTS: dict[str, float] = {"accuracy": 0.6, "completeness": 0.25, "coherence": 0.15}
 #: Number of topic sentences kept from the source.
@@ -275,9 +277,4 @@ def aggregate(values: Sequence[float] | np.ndarray) -> float:
     Raises:
         ValueError: no values, or a value that is not finite.
     """
-    array = np.asarray(values, dtype=np.float64)
-    if array.size == 0:
-        raise ValueError("no items to aggregate")
-    if not np.all(np.isfinite(array)):
-        raise ValueError("a per-item value is not finite")
-    return float(array.mean())
+    return checked_mean(values, "items")

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from persona_metrics.validation import checked_mean
+
 #: The authors' α (``--alpha`` of VertMetric, a hard-coded 1/5 in NeuralSum).
 DEFAULT_ALPHA = 5.0
 #: The authors' WMD cap (``dist if dist < 5.0 else 5.0``); it also turns an infinite WMD into 5.
@@ -93,9 +95,4 @@ def aggregate(values: Sequence[float] | np.ndarray) -> float:
     Raises:
         ValueError: no values, or a value that is not finite.
     """
-    array = np.asarray(values, dtype=np.float64)
-    if array.size == 0:
-        raise ValueError("no pairs to aggregate")
-    if not np.all(np.isfinite(array)):
-        raise ValueError("a per-pair value is not finite")
-    return float(array.mean())
+    return checked_mean(values, "pairs")
