@@ -39,6 +39,7 @@ demo: register
 	  --plot outputs/persona_heldout/similarity.png
 	$(BIN)/persona-metrics pipeline data/financial_sample --out outputs/financial_sample
 	$(BIN)/persona-metrics pens data/pens_sample --out outputs/pens_sample --distance rougeL jsd
+	$(BIN)/persona-metrics cnndm -n 8 --seed 0
 
 # The browser tests drive Debian's chromium with Playwright (no browser download); installed here when absent.
 browser-deps:
