@@ -68,7 +68,11 @@ def server_url():
         yield url
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # a server that ignores SIGTERM must not outlive the tests
+            process.kill()
+            process.wait(timeout=30)
 
 
 def judge(url: str, **options) -> Judge:
