@@ -249,13 +249,11 @@ _LOAD_BY_BARE_NAME = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("offline_flags", [True, False])
-def test_bare_name_load_in_fresh_process_with_network_blocked(tmp_path: Path, offline_flags: bool) -> None:
-    """``persona-metrics register`` then ``evaluate.load(NAME)`` of all four from another directory, fresh HF_HOME.
+def run_in_fresh_blocked_process(tmp_path: Path, script: str, offline_flags: bool = True) -> dict:
+    """``persona-metrics register`` then ``python -c script`` in a fresh process with sockets blocked.
 
-    With ``HF_EVALUATE_OFFLINE=1`` and ``HF_HUB_OFFLINE=1`` (what the README tells users to set) no connection
-    is even attempted; without them evaluate probes the Hub (and huggingface_hub fetches its agent registry),
-    every attempt fails at once, and the registered module is used.
+    A private ``HF_HOME``, a working directory outside the repository and no inherited ``HF_*`` variables (plus
+    the README's two offline flags when ``offline_flags``). Returns the JSON the script prints on its last line.
     """
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(_BLOCK_NETWORK)
@@ -268,10 +266,21 @@ def test_bare_name_load_in_fresh_process_with_network_blocked(tmp_path: Path, of
     cli = Path(sys.executable).with_name("persona-metrics")
     subprocess.run([str(cli), "register"], env=env, cwd=workdir, check=True, capture_output=True)
     proc = subprocess.run(
-        [sys.executable, "-c", _LOAD_BY_BARE_NAME], env=env, cwd=workdir, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", script], env=env, cwd=workdir, capture_output=True, text=True, timeout=300
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("offline_flags", [True, False])
+def test_bare_name_load_in_fresh_process_with_network_blocked(tmp_path: Path, offline_flags: bool) -> None:
+    """``persona-metrics register`` then ``evaluate.load(NAME)`` of all four from another directory, fresh HF_HOME.
+
+    With ``HF_EVALUATE_OFFLINE=1`` and ``HF_HUB_OFFLINE=1`` (what the README tells users to set) no connection
+    is even attempted; without them evaluate probes the Hub (and huggingface_hub fetches its agent registry),
+    every attempt fails at once, and the registered module is used.
+    """
+    out = run_in_fresh_blocked_process(tmp_path, _LOAD_BY_BARE_NAME, offline_flags)
     assert out["perseval"] == 1.0
     assert out["degress"] == 1.0
     assert 0.5 < out["persona_style"] <= 1.0

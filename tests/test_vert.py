@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-import os
 import random
 import subprocess
 import sys
@@ -492,22 +491,8 @@ _LOAD_VERT_BY_BARE_NAME = textwrap.dedent(
 def test_bare_name_load_offline_with_sockets_blocked(tmp_path: Path) -> None:
     """``persona-metrics register`` then ``evaluate.load("vert")`` in a fresh process: encoder and vectors come
     from the installed packages, and no connection is attempted (the offline flags of the README set)."""
-    from test_metric_modules import _BLOCK_NETWORK
+    from test_metric_modules import run_in_fresh_blocked_process
 
-    (tmp_path / "site").mkdir()
-    (tmp_path / "site" / "sitecustomize.py").write_text(_BLOCK_NETWORK)
-    workdir = tmp_path / "elsewhere"
-    workdir.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_"))}
-    env |= {"HF_HOME": str(tmp_path / "hf"), "PYTHONPATH": str(tmp_path / "site")}
-    env |= {"HF_EVALUATE_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
-    cli = Path(sys.executable).with_name("persona-metrics")
-    subprocess.run([str(cli), "register"], env=env, cwd=workdir, check=True, capture_output=True)
-    proc = subprocess.run(
-        [sys.executable, "-c", _LOAD_VERT_BY_BARE_NAME], env=env, cwd=workdir, capture_output=True, text=True,
-        timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = run_in_fresh_blocked_process(tmp_path, _LOAD_VERT_BY_BARE_NAME)
     assert out["attempts"] == 0
     assert out["per_item"]["vert"] == pytest.approx([0.9457, 1.0], abs=5e-4)  # MEASURED, docs/vert.md §7

@@ -15,6 +15,15 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+
+
+def package_version(distribution: str) -> str:
+    """The installed version of a PyPI distribution, for a signature; ``"unknown"`` when it is not installed."""
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _value(value: object) -> str:

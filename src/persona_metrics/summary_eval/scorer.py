@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from persona_metrics.signature import Signature
+from persona_metrics.signature import Signature, package_version
 from persona_metrics.summary_eval import components as C
 from persona_metrics.summary_eval import formulas as F
 from persona_metrics.summary_eval.judge import Judge, Verdict
@@ -31,13 +30,6 @@ NO_JUDGE_NOTE = (
     "accuracy and overall need an LLM judge (pass judge= / model=; docs/summary_eval.md §5); "
     "completeness and coherence are computed"
 )
-
-
-def _version(distribution: str) -> str:
-    try:
-        return version(distribution)
-    except PackageNotFoundError:
-        return "unknown"
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,7 +150,7 @@ class SummaryEvalScorer:
             + self.encoder.signature()
             + Signature.of(weights=f"{w['accuracy']:g}/{w['completeness']:g}/{w['coherence']:g}")
             + judge
-            + Signature.of(**{"rouge-score": _version("rouge-score"), "textstat": _version("textstat")})
+            + Signature.of(**{"rouge-score": package_version("rouge-score"), "textstat": package_version("textstat")})
         )
 
     def _embed(self, texts: list[str]) -> np.ndarray:

