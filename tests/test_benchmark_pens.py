@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 from pathlib import Path
@@ -133,35 +134,34 @@ def test_stability_rejects_bad_shapes() -> None:
 
 
 # --- the leaderboard script --------------------------------------------------------------------------------
-def test_leaderboard_script(pens_dir: Path, ds, tmp_path: Path) -> None:
-    hyps = tmp_path / "hyps_copycat.txt"
+OUTPUTS = (
+    "leaderboard.md",
+    "leaderboard.csv",
+    "leaderboard.json",
+    "per_summary.jsonl",
+    "stability.csv",
+    "stability_summary.csv",
+    "stability.md",
+    "leaderboard.png",
+)
+
+
+@pytest.fixture(scope="module")
+def leaderboard(pens_dir: Path, ds, tmp_path_factory) -> Path:
+    """``persona-metrics pens`` on the synthetic PENS data with a copy of the references as a seventh model."""
+    tmp = tmp_path_factory.mktemp("board")
+    hyps = tmp / "hyps_copycat.txt"
     hyps.write_text("\n".join(ds["reference"]) + "\n")
-    out = tmp_path / "out"
-    code = pens_command.main(
-        [
-            str(pens_dir),
-            "--out",
-            str(out),
-            "--distance",
-            "rougeL",
-            "jsd",
-            "--bootstrap",
-            "50",
-            "--predictions",
-            str(hyps),
-        ]
-    )
-    assert code == 0
-    for name in (
-        "leaderboard.md",
-        "leaderboard.csv",
-        "leaderboard.json",
-        "stability.csv",
-        "stability.md",
-        "leaderboard.png",
-    ):
-        assert (out / name).is_file(), name
-    board = json.loads((out / "leaderboard.json").read_text())
+    out = tmp / "out"
+    args = [str(pens_dir), "--out", str(out), "--distance", "rougeL", "jsd", "--bootstrap", "50"]
+    assert pens_command.main([*args, "--significance-resamples", "2000", "--predictions", str(hyps)]) == 0
+    return out
+
+
+def test_leaderboard_script(leaderboard: Path) -> None:
+    for name in OUTPUTS:
+        assert (leaderboard / name).is_file(), name
+    board = json.loads((leaderboard / "leaderboard.json").read_text())
     for dist in ("rougeL", "jsd"):
         rows = {r["model"]: r for r in board if r["distance"] == dist}
         assert set(rows) == {"oracle", "headline", "lead", "shuffled", "history", "copycat"}
@@ -173,4 +173,90 @@ def test_leaderboard_script(pens_dir: Path, ds, tmp_path: Path) -> None:
         assert rows["shuffled"]["perseval"] < 0.2
         assert rows["oracle"]["perseval_ci_low"] <= rows["oracle"]["perseval"] <= rows["oracle"]["perseval_ci_high"]
         assert rows["oracle"]["signature"].startswith(dist)
-    assert "Rank agreement DEGRESS vs PerSEval" in (out / "leaderboard.md").read_text()
+        ranked = sorted(rows.values(), key=lambda r: r["rank"])
+        assert [r["perseval"] for r in ranked] == sorted((r["perseval"] for r in ranked), reverse=True)
+        assert [r["next_model"] for r in ranked] == [r["model"] for r in ranked[1:]] + [None]
+        assert ranked[-1]["p_vs_next"] is None
+        assert all(0 < r["p_vs_next"] <= 1 for r in ranked[:-1])
+    assert "Rank agreement DEGRESS vs PerSEval" in (leaderboard / "leaderboard.md").read_text()
+
+
+def test_leaderboard_json_round_trips_the_csv(leaderboard: Path) -> None:
+    """Every number of leaderboard.json equals the CSV's exactly (full precision in both)."""
+    board = json.loads((leaderboard / "leaderboard.json").read_text())
+    table = list(csv.DictReader((leaderboard / "leaderboard.csv").open()))
+    assert [r["model"] for r in board] == [r["model"] for r in table]
+    numbers = 0
+    for record, row in zip(board, table, strict=True):
+        assert list(record) == list(row) == list(pens_command.LEADERBOARD_COLUMNS)
+        for key, value in record.items():
+            if isinstance(value, float):
+                assert float(row[key]) == value, key
+                numbers += 1
+            elif value is None:
+                assert row[key] == "", key
+            else:
+                assert row[key] == str(value), key
+    assert numbers > 100
+    assert min(r["perseval"] for r in board) > 0  # tiny PerSEval values are not rounded to 0 in the JSON
+
+
+def test_per_summary_jsonl(leaderboard: Path, ds) -> None:
+    board = json.loads((leaderboard / "leaderboard.json").read_text())
+    lines = [json.loads(line) for line in (leaderboard / "per_summary.jsonl").read_text().splitlines()]
+    scored = {r["distance"]: r["num_documents"] for r in board}
+    per_doc = {}
+    for news in ds["news_id"]:
+        per_doc[news] = per_doc.get(news, 0) + 1
+    scored_summaries = sum(n for n in per_doc.values() if n >= 2)
+    assert len(lines) == 2 * 6 * scored_summaries  # distances x models x scored summaries
+    assert sum(1 for n in per_doc.values() if n >= 2) == scored["rougeL"]
+    signatures = {(r["distance"], r["model"]): r["signature"] for r in board}
+    for line in lines:
+        assert set(line) == {"distance", "model", "item", "user_id", "news_id", "perseval", "degress", "edp",
+                             "accuracy_distance", "signature"}  # fmt: skip
+        assert line["signature"] == signatures[line["distance"], line["model"]]
+        assert (line["user_id"], line["news_id"]) == (ds["user_id"][line["item"]], ds["news_id"][line["item"]])
+    # the per-summary values average (documents first) to the leaderboard's PerSEval
+    lead = [x for x in lines if x["distance"] == "jsd" and x["model"] == "lead"]
+    by_doc: dict[str, list[float]] = {}
+    for x in lead:
+        by_doc.setdefault(x["news_id"], []).append(x["perseval"])
+    system = next(r["perseval"] for r in board if r["distance"] == "jsd" and r["model"] == "lead")
+    assert np.mean([np.mean(v) for v in by_doc.values()]) == pytest.approx(system, rel=1e-12)
+
+
+def test_every_output_carries_the_signature(leaderboard: Path) -> None:
+    board = json.loads((leaderboard / "leaderboard.json").read_text())
+    signatures = {r["distance"]: r["signature"] for r in board}
+    for dist, signature in signatures.items():
+        line = f"signature ({dist}): {signature}"
+        assert line in (leaderboard / "leaderboard.md").read_text().splitlines()
+        assert line in (leaderboard / "stability.md").read_text().splitlines()
+    for name in ("leaderboard.csv", "stability.csv", "stability_summary.csv"):
+        rows = list(csv.DictReader((leaderboard / name).open()))
+        assert {r["signature"] for r in rows} == set(signatures.values()), name
+        assert all(r["signature"] == signatures[r["distance"]] for r in rows), name
+
+
+def test_stability_tables_have_no_repeated_columns(leaderboard: Path) -> None:
+    """The per-fraction table holds the per-fraction statistics only; bias and variance are given once."""
+    per_fraction = list(csv.DictReader((leaderboard / "stability.csv").open()))
+    assert list(per_fraction[0]) == ["distance", "measure", "fraction", "epsilon_spearman", "epsilon_kendall",
+                                     "signature"]  # fmt: skip
+    assert len(per_fraction) == 2 * 2 * 4  # distances x measures x fractions
+    summary = list(csv.DictReader((leaderboard / "stability_summary.csv").open()))
+    assert list(summary[0]) == ["distance", "measure", "max_bias", "max_variance", "signature"]
+    assert sorted((r["distance"], r["measure"]) for r in summary) == sorted(
+        {(r["distance"], r["measure"]) for r in per_fraction}
+    )  # once per (distance, measure)
+    assert "max_bias" in (leaderboard / "stability.md").read_text()
+
+
+def test_leaderboard_png_is_an_image(leaderboard: Path) -> None:
+    from PIL import Image
+
+    with Image.open(leaderboard / "leaderboard.png") as image:
+        width, height = image.size
+    assert width > 1500
+    assert height > 400

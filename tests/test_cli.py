@@ -21,6 +21,7 @@ import pytest
 
 from persona_metrics import PersonaMetricsWarning
 from persona_metrics.cli import main
+from persona_metrics.commands.output import format_estimate, format_interval, format_score
 from persona_metrics.datasets.personalization import read_personalization_jsonl, shuffled_references
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,16 +95,31 @@ def test_score_perseval_json_matches_the_library(capsys, direct_personalization)
 
 
 def test_score_perseval_table_is_the_leaderboard(capsys, direct_personalization) -> None:
+    from persona_metrics.significance import compare_personalization
+
     code, out, _ = run_cli(capsys, "score", "perseval", SAMPLE)
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == f"# Personalization leaderboard: {SAMPLE} (32 summaries per model)"
-    for name, r in direct_personalization.items():
-        lo, hi = r.intervals["perseval"]
-        assert (
-            f"| {name} | {r.perseval:.4g} [{lo:.4g}, {hi:.4g}] | {r.degress:.4f} | {r.egises:.4f} "
-            f"| {r.p_accuracy:.4f} | {r.accuracy_distance:.4f} |"
-        ) in lines
+    ranked = sorted(direct_personalization, key=lambda n: -direct_personalization[n].perseval)
+    for rank, name in enumerate(ranked, start=1):
+        r = direct_personalization[name]
+        test = (
+            compare_personalization(r, direct_personalization[ranked[rank]], seed=12345) if rank < len(ranked) else None
+        )
+        cells = [
+            str(rank),
+            name,
+            format_estimate(r.perseval, *r.intervals["perseval"]),
+            format_estimate(r.degress, *r.intervals["degress"]),
+            *(format_score(v) for v in (r.egises, r.p_accuracy, r.accuracy_distance)),
+            format_score(test and test.p_value),
+        ]
+        assert "| " + " | ".join(cells) + " |" in lines
+        if test is not None:  # 9 documents: the test enumerates all 2**9 sign patterns
+            line = f"- {name} > {ranked[rank]}, p = {format_score(test.p_value)} (Δ PerSEval = "
+            assert any(x.startswith(line) for x in lines), line
+    assert any("paired permutation test on per-document PerSEval" in x and "exact over 512" in x for x in lines)
     assert "documents scored: 9, excluded (one reference): 1" in lines
     assert any(line.startswith("note: 1 of 10 documents have a single reference") for line in lines)
     assert lines[-1] == f"signature: {direct_personalization['oracle'].signature}"
@@ -165,6 +181,27 @@ def test_score_groups_by_document_text_without_ids(capsys, tmp_path: Path, direc
     assert by["shuffled"]["perseval"] == direct_personalization["shuffled"].perseval
 
 
+def test_score_micro_jsonl(capsys, tmp_path: Path, direct_personalization) -> None:
+    micro = tmp_path / "sub" / "micro.jsonl"
+    code, _, _ = run_cli(capsys, "score", "perseval", SAMPLE, "--micro", micro, "-f", "json")
+    assert code == 0
+    lines = [json.loads(line) for line in micro.read_text().splitlines()]
+    rows = sample_rows()
+    assert len(lines) == 4 * 31  # 4 systems x the 31 lines of documents with two or more references
+    for x in lines:
+        res = direct_personalization[x["system"]]
+        for key in ("perseval", "degress", "edp", "accuracy_distance"):
+            assert x[key] == res.per_summary(key)[x["item"]], key
+        assert (x["document_id"], x["user_id"]) == (rows[x["item"]]["document_id"], rows[x["item"]]["user_id"])
+        assert x["signature"] == res.signature
+
+
+def test_score_significance_can_be_off(capsys) -> None:
+    code, out, _ = run_cli(capsys, "score", "degress", SAMPLE, "-f", "json", "--significance-resamples", "0")
+    assert code == 0
+    assert all(r["p_vs_next"] is None and r["next_system"] is None for r in json.loads(out))
+
+
 # --- score persona_style / persona_quality -------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def financial_items() -> pd.DataFrame:
@@ -191,8 +228,19 @@ def test_score_persona_style_matches_the_library(capsys, tmp_path: Path, financi
     default = score_style(list(financial_items.prediction), list(financial_items.persona))
     assert out.startswith(f"# persona_style: {path} (6 summaries)")
     row_line = next(line for line in out.splitlines() if line.startswith("| style "))
-    assert row_line.split("|")[2:4] == ["   6 ", f"             {default.mean:.4f} "]
+    assert [cell.strip() for cell in row_line.split("|")[1:4]] == ["style", "6", format_score(default.mean)]
     assert out.endswith(f"signature: {default.signature}\n")
+    micro = tmp_path / "style_micro.jsonl"
+    code, out, _ = run_cli(
+        capsys, "score", "persona_style", path, "-o", "bootstrap=200", "-o", "seed=1", "--micro", micro
+    )
+    booted = score_style(list(financial_items.prediction), list(financial_items.persona), bootstrap=200, seed=1)
+    lo, hi = booted.intervals["style_similarity"]
+    assert f"| {format_estimate(booted.mean, lo, hi)} " in out
+    assert "style_similarity [95% CI]" in out
+    lines = [json.loads(line) for line in micro.read_text().splitlines()]
+    assert [x["style_similarity"] for x in lines] == booted.scores.tolist()
+    assert {x["signature"] for x in lines} == {booted.signature}
 
 
 def test_score_persona_quality_matches_the_library(capsys, tmp_path: Path, financial_items) -> None:
@@ -271,9 +319,44 @@ def test_other_bad_inputs_are_exit_2(capsys, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("command", "mentions"),
     [
-        ("score", ['"predictions": {"<model>"', '"prediction": "<summary>"', '"persona": "journalist"', '"reference"']),
-        ("pens", ["news.tsv", "personalized_test.tsv", "hyps_<MODEL>.txt", '{"user_id", "news_id", "prediction"}']),
-        ("cnndm", ['{"article", "highlights", "id"}', '{"id": "<article id>", "prediction": "<summary>"}']),
+        (
+            "score",
+            [
+                '"predictions": {"<model>"',
+                '"prediction": "<summary>"',
+                '"persona": "journalist"',
+                '"reference"',
+                "--micro PATH",
+                "per-summary (micro)",
+                "--significance-resamples",
+                "paired permutation test",
+            ],
+        ),
+        (
+            "pens",
+            [
+                "news.tsv",
+                "personalized_test.tsv",
+                "hyps_<MODEL>.txt",
+                '{"user_id", "news_id", "prediction"}',
+                "per_summary.jsonl",
+                "micro scores",
+                "user_id, news_id, perseval, degress",
+                "p_vs_next",
+                "--significance-resamples",
+                "paired permutation test",
+            ],
+        ),
+        (
+            "cnndm",
+            [
+                '{"article", "highlights", "id"}',
+                '{"id": "<article id>", "prediction": "<summary>"}',
+                "--micro PATH",
+                "per-summary (micro)",
+                "--bootstrap",
+            ],
+        ),
         ("pipeline", ['"generated_summaries": {"<model>": "<summary>"', '"reference_summary"']),
         ("register", ["evaluate.load"]),
         ("list", ["bundled metrics"]),
@@ -307,6 +390,7 @@ def test_pens_matches_the_library(capsys, tmp_path: Path) -> None:
     from persona_metrics.datasets.pens import BASELINES, baseline_predictions, load_pens
     from persona_metrics.personalization import PersonalizationScorer
     from persona_metrics.personalization.stability import stability
+    from persona_metrics.significance import compare_personalization
 
     out = tmp_path / "out"
     code, report, _ = run_cli(capsys, "pens", PENS, "--out", out, "--bootstrap", "50", "--no-plot")
@@ -323,26 +407,60 @@ def test_pens_matches_the_library(capsys, tmp_path: Path) -> None:
             assert float(row[key]) == getattr(res, key), (name, key)
         assert (float(row["perseval_ci_low"]), float(row["perseval_ci_high"])) == res.intervals["perseval"]
         assert row["signature"] == res.signature
+        if row["next_model"]:  # the adjacent-rank test: the library's, seeded by --seed
+            test = compare_personalization(res, results[row["next_model"]], seed=0)
+            assert float(row["p_vs_next"]) == test.p_value
+            assert f"- rougeL: {name} > {row['next_model']}, p = {format_score(test.p_value)} (" in report
+    ranks = sorted(board.values(), key=lambda r: int(r["rank"]))
+    assert [float(r["perseval"]) for r in ranks] == sorted((r.perseval for r in results.values()), reverse=True)
     per_doc = np.array([list(r.per_document("perseval").values()) for r in results.values()])
     # the per-document means are the inner means of eq. 7: their mean is the system PerSEval
     assert per_doc.mean(axis=1) == pytest.approx([r.perseval for r in results.values()], abs=1e-12)
     st = stability(per_doc, seed=0)
     stab = [r for r in csv.DictReader((out / "stability.csv").open()) if r["measure"] == "perseval"]
     assert [float(r["epsilon_kendall"]) for r in stab] == st.epsilon_kendall.tolist()
-    assert {float(r["max_bias"]) for r in stab} == {float(st.bias.max())}
+    (summary,) = [r for r in csv.DictReader((out / "stability_summary.csv").open()) if r["measure"] == "perseval"]
+    assert (float(summary["max_bias"]), float(summary["max_variance"])) == (st.max_bias, st.max_variance)
+    assert f"signature (rougeL): {results['oracle'].signature}" in report.splitlines()
+
+
+def test_pens_oracle_beats_lead(capsys, tmp_path: Path) -> None:
+    """Acceptance: oracle > lead with p < 0.05 on the shipped PENS sample (rougeL), in every output of the CLI."""
+    out = tmp_path / "out"
+    code, report, _ = run_cli(
+        capsys, "pens", PENS, "--baselines", "oracle", "lead", "--out", out, "--bootstrap", "0", "--no-plot"
+    )
+    assert code == 0
+    line = next(x for x in report.splitlines() if x.startswith("- rougeL: oracle > lead, p = "))
+    p_text = line.removeprefix("- rougeL: oracle > lead, p = ").split()[0]
+    assert float(p_text) < 0.05
+    assert "paired permutation test on per-document PerSEval" in report
+    (oracle,) = [r for r in json.loads((out / "leaderboard.json").read_text()) if r["model"] == "oracle"]
+    assert oracle["next_model"] == "lead"
+    assert oracle["p_vs_next"] < 0.05
+    assert format_score(oracle["p_vs_next"]) == p_text
 
 
 def test_pens_without_out_only_prints(capsys, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    code, report, _ = run_cli(capsys, "pens", PENS, "--bootstrap", "0", "--baselines", "oracle", "headline")
+    code, report, _ = run_cli(
+        capsys, "pens", PENS, "--bootstrap", "0", "--baselines", "oracle", "headline", "--significance-resamples", "0"
+    )
     assert code == 0
     assert report.startswith(f"# PENS leaderboard: {PENS} (279 summaries per model, beta 1.7)")
-    assert "| rougeL | oracle | 0.999 [nan, nan] |" in report
+    assert "| rougeL | 1 | oracle | 0.999 | 1 | 0 | 0.75 | 0 | — |" in report  # no interval, no test
+    assert "no significance test (--significance-resamples 0)" in report
     assert list(tmp_path.iterdir()) == []
 
 
-def test_stability_rows_report_the_least_stable_model() -> None:
-    from persona_metrics.commands.pens import stability_rows
+def test_pens_refuses_negative_resamples(capsys) -> None:
+    code, _, err = run_cli(capsys, "pens", PENS, "--significance-resamples", "-1")
+    assert code == 2
+    assert "--significance-resamples must be 0 (off) or a positive number" in err
+
+
+def test_stability_tables_report_each_statistic_once() -> None:
+    from persona_metrics.commands.pens import stability_rows, stability_summary_row
     from persona_metrics.personalization.stability import Stability
 
     st = Stability(
@@ -353,29 +471,88 @@ def test_stability_rows_report_the_least_stable_model() -> None:
         bias=np.array([0.01, 0.03, 0.02]),
         variance=np.array([0.004, 0.001, 0.002]),
     )
-    rows = stability_rows("jsd", "perseval", st)
-    assert [(r["fraction"], r["epsilon_spearman"], r["epsilon_kendall"]) for r in rows] == [
-        (0.8, 0.0, 0.1),
-        (0.4, 0.5, 0.6),
-    ]
-    assert {(r["max_bias"], r["max_variance"]) for r in rows} == {(0.03, 0.004)}
-    assert {(r["distance"], r["measure"]) for r in rows} == {("jsd", "perseval")}
+    rows = stability_rows("jsd", "perseval", st, "sig")
+    assert rows == [
+        {"distance": "jsd", "measure": "perseval", "fraction": 0.8, "epsilon_spearman": 0.0, "epsilon_kendall": 0.1,
+         "signature": "sig"},
+        {"distance": "jsd", "measure": "perseval", "fraction": 0.4, "epsilon_spearman": 0.5, "epsilon_kendall": 0.6,
+         "signature": "sig"},
+    ]  # fmt: skip
+    assert stability_summary_row("jsd", "perseval", st, "sig") == {
+        "distance": "jsd",
+        "measure": "perseval",
+        "max_bias": 0.03,  # the least stable model's
+        "max_variance": 0.004,
+        "signature": "sig",
+    }
+
+
+# --- the number format ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (4.8e-12, "4.8e-12"),
+        (4.8137e-12, "4.81e-12"),
+        (4e-5, "4e-05"),
+        (0.0001, "0.0001"),
+        (1 / 10001, "0.0001"),
+        (0.020906, "0.0209"),
+        (0.999, "0.999"),
+        (0.99899, "0.999"),
+        (1.0, "1"),
+        (0.0, "0"),
+        (-0.0, "0"),
+        (-0.1428, "-0.143"),
+        (-4.8e-12, "-4.8e-12"),
+        (12.3456, "12.3"),
+        (np.float64(0.5), "0.5"),
+        (3, "3"),
+        (None, "—"),
+        (float("nan"), "—"),
+        (float("inf"), "inf"),
+    ],
+)
+def test_format_score(value, text: str) -> None:
+    assert format_score(value) == text
+
+
+def test_format_interval_and_estimate() -> None:
+    assert format_interval(4.433e-12, 5.192e-12) == "[4.43e-12, 5.19e-12]"
+    assert format_estimate(0.02091, 0.004764, 0.04406) == "0.0209 [0.00476, 0.0441]"
+    assert format_estimate(-0.5) == "-0.5"
+    with pytest.raises(TypeError, match="a score must be a real number"):
+        format_score("0.5")
+    with pytest.raises(TypeError, match="a score must be a real number"):
+        format_score(True)
 
 
 # --- cnndm -----------------------------------------------------------------------------------------------------
-def test_cnndm_matches_the_library(capsys) -> None:
+def test_cnndm_matches_the_library(capsys, tmp_path: Path) -> None:
     from persona_metrics.datasets.cnndm import baseline_summaries, load_cnndm
     from persona_metrics.persona.quality import score_quality
 
-    code, out, _ = run_cli(capsys, "cnndm", "-n", "3", "--seed", "2", "--format", "json")
+    micro = tmp_path / "micro.jsonl"
+    code, out, _ = run_cli(capsys, "cnndm", "-n", "3", "--seed", "2", "--format", "json", "--micro", micro)
     assert code == 0
     rows = {r["system"]: r for r in json.loads(out)}
+    lines = [json.loads(line) for line in micro.read_text().splitlines()]
     ds = load_cnndm([CNNDM]).shuffle(seed=2).select(range(3))
     refs = list(ds["highlights"])
     for name, preds in baseline_summaries(list(ds["article"]), refs, seed=2).items():
-        direct = score_quality(preds, refs, ["journalist"] * 3)
+        direct = score_quality(preds, refs, ["journalist"] * 3, bootstrap=1000, seed=2)  # --bootstrap 1000, --seed 2
         assert {k: rows[name][k] for k in direct.means()} == direct.means(), name
+        for key, (lo, hi) in direct.intervals.items():  # every persona_quality mean has its interval
+            assert (rows[name][f"{key}_ci_low"], rows[name][f"{key}_ci_high"]) == (lo, hi), key
         assert rows[name]["signature"] == direct.signature
+        mine = [x for x in lines if x["system"] == name]
+        assert [x["item"] for x in mine] == [0, 1, 2]
+        assert [x["id"] for x in mine] == [str(i) for i in ds["id"]]
+        assert [x["overall_quality"] for x in mine] == direct.per_item()["overall_quality"]
+        assert {x["signature"] for x in mine} == {direct.signature}
+        assert all(x["accuracy"] is None and x["summary_eval_signature"] for x in mine)  # no judge
+    code, table, _ = run_cli(capsys, "cnndm", "-n", "3", "--seed", "2", "--bootstrap", "0")
+    assert code == 0
+    assert "[95% CI]" not in table
 
 
 # --- pipeline --------------------------------------------------------------------------------------------------
@@ -404,7 +581,7 @@ def test_pipeline_matches_the_library(capsys, tmp_path: Path) -> None:
     assert model_a["n"] == len(values) == 16
     assert model_a["overall_quality_mean"] == pytest.approx(values.mean(), abs=1e-12)
     assert model_a["overall_quality_std"] == pytest.approx(values.std(), abs=1e-12)
-    assert f"| model_a | 16 | {values.mean():.3f} ± {values.std():.3f} |" in report
+    assert f"| model_a | 16 | {format_score(values.mean())} ± {format_score(values.std())} |" in report
 
 
 def test_pipeline_aggregate_by_hand() -> None:

@@ -63,13 +63,13 @@ PREDICTIONS = [
 PERSONALIZATION_KEYS = {"perseval": ("perseval", "degress", "edp"), "degress": ("degress", "egises", "p_accuracy")}
 
 
-def make_tokenizer():
-    """A WordLevel tokenizer over the words of ROWS and PREDICTIONS: whitespace split, so every one of those texts
-    comes back unchanged from decode(encode(text))."""
+def make_tokenizer(extra_words=()):
+    """A WordLevel tokenizer over the words of ROWS and PREDICTIONS (and ``extra_words``): whitespace split, so
+    every one of those texts comes back unchanged from decode(encode(text))."""
     from tokenizers import Tokenizer, models, pre_tokenizers, processors
     from transformers import PreTrainedTokenizerFast
 
-    texts = [*DOCS.values(), *COLUMNS["persona"], *SUMMARIES, *PREDICTIONS]
+    texts = [*DOCS.values(), *COLUMNS["persona"], *SUMMARIES, *PREDICTIONS, *extra_words]
     words = sorted({w for text in texts for w in text.split()})
     vocab = {tok: i for i, tok in enumerate(["<pad>", "</s>", "<unk>", *words])}
     backend = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
@@ -131,14 +131,14 @@ def tiny_t5(tok):
     return model
 
 
-def make_trainer(tmp_path, tok, eval_ds, compute_metrics, batch_eval_metrics=False, **args):
+def make_trainer(tmp_path, tok, eval_ds, compute_metrics, batch_eval_metrics=False, eval_batch_size=3, **args):
     from transformers import DataCollatorForSeq2Seq, Seq2SeqTrainer, Seq2SeqTrainingArguments
 
     model = tiny_t5(tok)
     training_args = Seq2SeqTrainingArguments(
         output_dir=str(tmp_path / "out"),
         per_device_train_batch_size=4,
-        per_device_eval_batch_size=3,  # 8 rows: batches of 3, 3, 2
+        per_device_eval_batch_size=eval_batch_size,  # 8 rows, 3 by default: batches of 3, 3, 2
         learning_rate=1e-3,
         predict_with_generate=True,
         generation_max_length=6,
@@ -407,3 +407,33 @@ def test_persona_quality_streaming_matches_direct_compute(tok, eval_ds) -> None:
     assert set(result) == set(expected)
     assert_numbers_match(result, expected, expected)
     assert type(result["bertscore_rescaled"]) is int
+
+
+def test_bad_option_values_fail_when_the_hook_is_built(tok, eval_ds) -> None:
+    # the library's own checks (distance registry, PersevalParams ranges, style methods, weights), at build time
+    cases = [
+        ("perseval", {"distance": "rouge-l"}, ValueError, "unknown distance 'rouge-l'"),
+        ("perseval", {"beta": -1}, ValueError, r"beta must be in \(0, inf\), got -1"),
+        ("perseval", {"distance_options": [1]}, TypeError, "distance_options must be a mapping"),
+        ("degress", {"p_acc_alpha": 2.0}, ValueError, r"p_acc_alpha must be in \(0, 1\]"),
+        ("degress", {"distance": "bleu", "distance_options": {"max_order": 0}}, ValueError, "max_order"),
+        ("persona_style", {"method": "cosine"}, ValueError, "not a style method"),
+        ("persona_quality", {"overall_weights": {"content": 0.5, "style": 0.4}}, ValueError, "must sum to 1"),
+        ("vert", {"alpha": 0}, ValueError, "alpha must be finite and > 0"),
+        ("perseval", {"return_per_summary": "yes"}, TypeError, "return_per_summary must be a bool"),
+    ]
+    for name, options, error, message in cases:
+        with pytest.raises(error, match=message):
+            make_compute_metrics(name, tok, eval_ds, **options)
+        with pytest.raises(error, match=message):  # the same check when the module computes
+            direct(name, **{"predictions": PREDICTIONS, **_inputs(name)}, **options)
+
+
+def _inputs(name):
+    return {
+        "perseval": {"references": SUMMARIES, "documents": COLUMNS["document"]},
+        "degress": {"references": SUMMARIES, "documents": COLUMNS["document"]},
+        "persona_style": {"personas": COLUMNS["persona"]},
+        "persona_quality": {"references": SUMMARIES, "personas": COLUMNS["persona"]},
+        "vert": {"references": SUMMARIES},
+    }[name]

@@ -347,3 +347,63 @@ def test_per_document_output_of_the_personalization_modules(module) -> None:
     lib = score_personalization(PREDS, REFS, [DOC] * 3)
     assert out["per_document"]["document"] == [DOC]
     assert out["per_document"]["degress"] == [pytest.approx(lib.per_document("degress")[DOC], abs=1e-15)]
+
+
+ROUGE_LIKE = '''
+import datasets
+import evaluate
+
+
+class RougeLike(evaluate.Metric):
+    """A local stand-in with evaluate's rouge inputs (predictions, references) and no other: a word-overlap rate."""
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description="test", citation="", inputs_description="",
+            features=datasets.Features(
+                {"predictions": datasets.Value("string"), "references": datasets.Value("string")}
+            ),
+        )
+
+    def _compute(self, predictions, references):
+        shared = [len(set(p.split()) & set(r.split())) / len(set(r.split())) for p, r in zip(predictions, references)]
+        return {"overlap": sum(shared) / len(shared)}
+'''
+
+
+def test_combine_with_a_canonical_style_module_through_add_batch(tmp_path) -> None:
+    # docs/evaluate_conventions.md §4.3: compute(documents=...) reaches the rouge-like module and fails;
+    # add_batch hands each module only its own features, then compute() works.
+    import evaluate
+
+    (tmp_path / "rouge_like").mkdir()
+    (tmp_path / "rouge_like" / "rouge_like.py").write_text(ROUGE_LIKE)
+    combined = evaluate.combine([persona_metrics.load("perseval"), evaluate.load(str(tmp_path / "rouge_like"))])
+    doc = "Harbor Foods raised its outlook and opened two stores."
+    inputs = {
+        "predictions": ["Harbor Foods lifts its outlook", "Two new stores open"],
+        "references": ["Harbor Foods lifts its outlook", "Two new Harbor Foods stores open"],
+        "documents": [doc, doc],
+    }
+    with pytest.raises(TypeError, match="documents"):
+        combined.compute(**inputs)
+    combined.add_batch(**inputs)
+    result = combined.compute()
+    expected = persona_metrics.load("perseval").compute(**inputs)
+    assert {k: result[k] for k in expected} == expected
+    assert result["overlap"] == pytest.approx((1.0 + 4 / 6) / 2)  # by hand: 5/5 words, then {Two,new,stores,open}/6
+
+
+def test_failed_computes_leave_no_cache_files() -> None:
+    # evaluate deletes a computation's .arrow file (and releases its lock) only after a successful _compute; the
+    # modules do the same after a failure, so 5 failures leave what one success leaves (one lock file, no data)
+    module = persona_metrics.load("perseval", experiment_id="failed-computes")
+    inputs = {"predictions": ["a", "b"], "references": ["b", "x"], "documents": ["c", "d"]}  # no 2-reference doc
+    for _ in range(5):
+        with pytest.raises(ValueError, match="no document has at least 2 references"):
+            module.compute(**inputs)
+    left = sorted(p.name for p in Path(module.data_dir).iterdir() if "failed-computes" in p.name)
+    assert not [name for name in left if name.endswith(".arrow")], left
+    assert len(left) <= 1, left
+    result = module.compute(**{**inputs, "documents": ["c", "c"]})  # the module still works afterwards
+    assert result["num_documents"] == 1

@@ -265,3 +265,110 @@ def test_pipeline_on_the_shipped_sample_with_a_malformed_file(tmp_path: Path, ca
     }
     assert means["model_a"] > means["model_b"]
     assert means["model_a"] > means["model_c"]
+
+
+# --- several references per prediction ---------------------------------------------------------------------
+OTHER_REF = "Westfield council approved a new bus lane on Main Street after a two-year debate."
+
+
+def _lsum(prediction: str, reference: str) -> float:
+    """ROUGE-Lsum F1 with rouge_score directly, on NLTK Punkt sentences."""
+    import nltk
+    from rouge_score import rouge_scorer
+
+    from persona_metrics.resources import ensure_punkt
+
+    ensure_punkt()
+    scorer = rouge_scorer.RougeScorer(["rougeLsum"], use_stemmer=True)
+    target, pred = "\n".join(nltk.sent_tokenize(reference)), "\n".join(nltk.sent_tokenize(prediction))
+    return scorer.score(target, pred)["rougeLsum"].fmeasure
+
+
+def test_a_one_reference_list_gives_exactly_the_single_string_result() -> None:
+    single = score_quality(PREDS, REFS, PERSONAS)
+    listed = score_quality(PREDS, [[REFS[0]], REFS[1]], PERSONAS)  # mixed forms
+    for name, values in single.components().items():
+        np.testing.assert_array_equal(listed.components()[name], values, err_msg=name)
+    assert listed.bands == single.bands
+    assert listed.signature == single.signature
+    assert listed.content.reference_index.tolist() == [0, 0]
+
+
+def test_a_duplicate_of_the_best_reference_equals_the_single_best() -> None:
+    single = score_content(PREDS, REFS)
+    several = score_content(PREDS, [[OTHER_REF, REFS[0], REFS[0]], [REFS[1], REFS[1]]])
+    assert several.reference_index.tolist() == [1, 0]  # the first of the tied best
+    np.testing.assert_array_equal(several.rouge_lsum, single.rouge_lsum)
+    np.testing.assert_allclose(several.bertscore_f1, single.bertscore_f1, atol=1e-6)
+    np.testing.assert_allclose(several.content_quality, single.content_quality, atol=1e-6)
+
+
+def test_the_kept_reference_has_the_highest_content_quality() -> None:
+    refs = [[OTHER_REF, REFS[0]], [REFS[1], OTHER_REF, REFS[0]]]
+    several = score_content(PREDS, refs)
+    for i, candidates in enumerate(refs):
+        each = [float(score_content([PREDS[i]], [r]).content_quality[0]) for r in candidates]
+        assert several.content_quality[i] == pytest.approx(max(each), abs=1e-6)
+        assert several.reference_index[i] == int(np.argmax(each))
+        # golden ROUGE-Lsum of the kept reference, with rouge_score directly
+        assert several.rouge_lsum[i] == _lsum(PREDS[i], candidates[several.reference_index[i]])
+
+
+def test_with_all_weight_on_rouge_the_pick_is_rouge_scores_best() -> None:
+    """Then the combined choice is evaluate's rouge choice: max over the references of rouge_score's value."""
+    refs = [[OTHER_REF, REFS[0], REFS[1]], [REFS[0], REFS[1]]]
+    res = score_content(PREDS, refs, weights={"rougeLsum": 1.0, "bertscore": 0.0})
+    for i, candidates in enumerate(refs):
+        assert res.rouge_lsum[i] == max(_lsum(PREDS[i], r) for r in candidates)
+    np.testing.assert_array_equal(res.content_quality, res.rouge_lsum)
+
+
+def test_the_best_is_chosen_on_the_combined_score_not_per_component(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reference better on ROUGE but worse on BERTScore loses when the weighted content score says so."""
+    close, paraphrase = REFS[0], "A grocer is expanding in a suburb."
+    fake_f1 = {close: 0.10, paraphrase: 0.90}  # BERTScore F1 by reference (stubbed)
+
+    def stub(predictions, references, config):
+        return np.array([fake_f1[r] for r in references]), quality.Signature.of("bertscore-stub")
+
+    monkeypatch.setattr(quality, "bertscore_f1", stub)
+    res = score_content([PREDS[0]], [[close, paraphrase]])
+    lsum_close, lsum_para = _lsum(PREDS[0], close), _lsum(PREDS[0], paraphrase)
+    assert lsum_close > lsum_para  # the per-component best for ROUGE would be `close`
+    assert 0.4 * lsum_para + 0.6 * 0.90 > 0.4 * lsum_close + 0.6 * 0.10
+    assert res.reference_index.tolist() == [1]
+    assert res.rouge_lsum[0] == lsum_para  # every component from the kept reference
+    assert res.bertscore_f1[0] == 0.90
+    assert res.content_quality[0] == pytest.approx(0.4 * lsum_para + 0.6 * 0.90, abs=1e-12)
+
+
+def test_the_module_takes_lists_of_references() -> None:
+    refs = [[OTHER_REF, REFS[0]], REFS[1]]
+    out = persona_metrics.load("persona_quality").compute(
+        predictions=PREDS, references=refs, personas=PERSONAS, return_per_item=True
+    )
+    lib = score_quality(PREDS, refs, PERSONAS)
+    expected = lib.per_item()
+    assert out["per_item"].pop("band") == expected.pop("band")
+    for key, value in expected.items():
+        assert out["per_item"][key] == pytest.approx(value, abs=1e-12), key
+    assert out["overall_quality"] == pytest.approx(lib.means()["overall_quality"], abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("references", "error", "match"),
+    [
+        ([[], REFS[1]], ValueError, r"references\[0\] is an empty list of references"),
+        ([REFS[0], [REFS[1], 3]], TypeError, r"references\[1\]\[1\] must be a string"),
+        ([REFS[0], [REFS[1], "  "]], ValueError, r"references\[1\]\[1\] is empty"),
+        ([REFS[0], 7], TypeError, r"references\[1\] must be a string or a list of strings"),
+        ([[REFS[0]]], ValueError, "references has 1 items but predictions has 2"),
+    ],
+)
+def test_bad_reference_lists_name_the_field_and_index(references: list, error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        score_quality(PREDS, references, PERSONAS)
+    with pytest.raises(error, match=match):
+        score_content(PREDS, references)
+    with pytest.raises(error, match=match):
+        persona_metrics.load("persona_quality").compute(predictions=PREDS, references=references, personas=PERSONAS)

@@ -7,8 +7,11 @@ an independent path from the app → evaluate module → library chain under tes
 
 from __future__ import annotations
 
+import configparser
+import importlib.metadata
 import importlib.util
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -19,9 +22,18 @@ from types import ModuleType
 
 import pandas as pd
 import pytest
+import yaml
+from packaging.requirements import Requirement
+from packaging.version import Version
 
 from persona_metrics import METRICS
-from persona_metrics.integrations.app_support import PERSONALIZATION_COLUMNS, PERSONALIZATION_EXAMPLE, table_columns
+from persona_metrics.commands.output import format_score
+from persona_metrics.integrations.app_support import (
+    PERSONALIZATION_COLUMNS,
+    PERSONALIZATION_EXAMPLE,
+    formatted_table,
+    table_columns,
+)
 from persona_metrics.persona.quality import score_quality
 from persona_metrics.persona.style import score_style, style_band
 from persona_metrics.personalization import score_personalization
@@ -150,6 +162,16 @@ def test_table_columns_errors(table, message):
         table_columns(table, ["a", "b"])
 
 
+def test_formatted_table_shows_every_score_in_the_one_format():
+    """A per-document PerSEval of 4e-05 must not read as 0 (the old round(v, 4))."""
+    table = pd.DataFrame({"doc": ["D1", "D2", "D3"], "perseval": [4e-05, 0.99899, 0.0], "note": ["", "x", "y"]})
+    shown = formatted_table(table)
+    assert list(shown["perseval"]) == ["4e-05", "0.999", "0"]
+    assert list(shown["doc"]) == ["D1", "D2", "D3"]
+    assert list(shown["note"]) == ["", "x", "y"]
+    assert list(table["perseval"]) == [4e-05, 0.99899, 0.0]  # the input is not changed
+
+
 # --- gradio_client ----------------------------------------------------------------------------------------
 def test_score_endpoint_returns_the_library_numbers(served):
     name, app, url = served
@@ -169,6 +191,9 @@ def test_the_example_is_meaningful(served):
     client = gradio_client.Client(url, verbose=False)
     _numbers, _text, breakdown, _ = client.predict(api_table(name, app), *OPTIONS[name], api_name="/score")
     rows = pd.DataFrame(breakdown["data"], columns=breakdown["headers"])
+    for column in ("overall_quality", "VERT", "sim", "WMD", "completeness", "degress"):  # shown as format_score text
+        if column in rows:
+            rows[column] = rows[column].astype(float)
     if name == "persona_style":  # each summary is nearest to the persona it was written as
         assert list(rows["nearest_persona"]) == ["formal_analyst", "journalist", "enthusiast"]
     elif name == "persona_quality":  # the accurate journalist-style summary ranks first, the hype last
@@ -185,8 +210,8 @@ def test_the_example_is_meaningful(served):
         assert completeness[0] == max(completeness)
         assert completeness[2] == 0.0
         assert list(rows["accuracy"]) == [""] * 3  # no judge: no accuracy, not a silent 0
-    else:  # the third document got one generic summary for every reader: DEGRESS 0 there
-        assert rows["degress"].iloc[2] == 0.0
+    else:  # the third document got one generic summary for every reader: DEGRESS ≈ 1e-5 · mean(1/X) there
+        assert 0.0 < rows["degress"].iloc[2] < 1e-3  # docs/perseval.md §7.3; shown as 2.26e-05, not as 0
         assert rows["degress"].iloc[0] > 0.0
         assert rows["degress"].iloc[1] > 0.0
 
@@ -286,12 +311,12 @@ def test_edit_a_cell_and_compute_in_a_browser(served, browser):
         cols[list(cols)[col]][row] = text
         expected = library_numbers(name, cols, OPTIONS[name])
         headline = next(iter(expected))
-        assert f"{expected[headline]:.4f}" in rendered, rendered
+        assert format_score(expected[headline]) in rendered, rendered
 
         breakdown = page.locator("#breakdown")
         if name == "persona_style":  # the edited, journalist-like summary: its score and nearest persona
             scores = score_style(cols["prediction"], ["formal_analyst"] * 3).scores
-            assert cell_text(page, "breakdown", 2, 1) == f"{scores[2]:.4f}".rstrip("0")
+            assert cell_text(page, "breakdown", 2, 1) == format_score(scores[2])
             assert cell_text(page, "breakdown", 2, 3) == "journalist"
             assert style_band(expected["style_similarity"]) in rendered
         elif name == "persona_quality":
@@ -300,14 +325,14 @@ def test_edit_a_cell_and_compute_in_a_browser(served, browser):
         elif name == "vert":  # the edited pair: its own VERT, next to the library's
             per_item = score_vert(cols["prediction"], cols["reference"]).vert
             assert cell_text(page, "breakdown", 1, 1).startswith("Endeavour astronauts attach")
-            assert cell_text(page, "breakdown", 1, 5) == f"{per_item[1]:.4f}".rstrip("0")
+            assert cell_text(page, "breakdown", 1, 5) == format_score(per_item[1])
         elif name == "summary_eval":  # the edited summary: its own completeness, next to the library's
             per_row = score_summary_eval(cols["summary"], cols["source"]).completeness
             assert cell_text(page, "breakdown", 1, 1).startswith("Brightwater Foods grew")
-            assert cell_text(page, "breakdown", 1, 2) == f"{per_row[1]:.4f}".rstrip("0").rstrip(".")
+            assert cell_text(page, "breakdown", 1, 2) == format_score(per_row[1])
         else:  # the edited reader now gets a summary of their own: the third document's DEGRESS is above 0
             assert cell_text(page, "breakdown", 2, 0) == "D3"
-            assert float(cell_text(page, "breakdown", 2, 3)) > 0.0
+            assert float(cell_text(page, "breakdown", 2, 3)) > 0.01  # no longer the ≈ 2e-5 of one generic summary
         page.locator("#breakdown").scroll_into_view_if_needed()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"space_{name}.png"), full_page=True)
@@ -397,3 +422,134 @@ def test_built_space_runs_from_its_own_folder(tmp_path):
         proc.terminate()
         proc.wait(timeout=30)
         shutil.rmtree(out, ignore_errors=True)
+
+
+# --- the Space configuration: card YAML headers and pinned requirements ---------------------------------------
+# Every key the Hub's "Spaces Configuration Reference" documents (hub-docs, docs/hub/spaces-config-reference.md),
+# with its type; plus the repository card's `license` and evaluate's `description` (its module cards carry one).
+SPACE_CONFIG_KEYS: dict[str, type | tuple[type, ...]] = {
+    "title": str,
+    "emoji": str,
+    "colorFrom": str,
+    "colorTo": str,
+    "sdk": str,
+    "python_version": str,
+    "sdk_version": str,
+    "suggested_hardware": str,
+    "suggested_storage": str,
+    "app_file": str,
+    "app_build_command": str,
+    "app_port": int,
+    "base_path": str,
+    "fullWidth": bool,
+    "header": str,
+    "short_description": str,
+    "models": list,
+    "datasets": list,
+    "tags": list,
+    "thumbnail": str,
+    "pinned": bool,
+    "hf_oauth": bool,
+    "hf_oauth_scopes": list,
+    "hf_oauth_expiration_minutes": int,
+    "hf_oauth_authorized_org": (str, list),
+    "disable_embedding": bool,
+    "startup_duration_timeout": str,
+    "custom_headers": dict,
+    "preload_from_hub": list,
+    "license": str,  # repository card metadata, shown on the Space page
+    "description": str,  # evaluate's module cards
+}
+REQUIRED_KEYS = {"title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "python_version", "app_file",
+                 "pinned", "license", "tags", "description"}  # fmt: skip
+HUB_COLORS = {"red", "yellow", "green", "blue", "indigo", "purple", "pink", "gray"}
+HUB_SDKS = {"gradio", "streamlit", "docker", "static"}
+TORCH_INDEX_LINE = "--extra-index-url https://download.pytorch.org/whl/cpu"
+
+
+def card_header(path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("---\n"), f"{path}: no YAML header"
+    header = yaml.safe_load(text.split("\n---\n", 1)[0].removeprefix("---\n"))
+    assert isinstance(header, dict), path
+    return header
+
+
+def setup_cfg() -> configparser.ConfigParser:
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    return config
+
+
+def requirement_lines(path: Path) -> list[str]:
+    return [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+@pytest.fixture(scope="module")
+def built_spaces(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("built") / "spaces"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_spaces.py"), str(out)], check=True)
+    return out
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_card_header_is_a_valid_space_config(name, built_spaces):
+    header = card_header(ROOT / "metrics" / name / "README.md")
+    unknown = set(header) - set(SPACE_CONFIG_KEYS)
+    assert not unknown, f"{name}: keys the Hub's Space configuration does not know: {unknown}"
+    assert not REQUIRED_KEYS - set(header), f"{name}: missing {REQUIRED_KEYS - set(header)}"
+    for key, value in header.items():
+        assert isinstance(value, SPACE_CONFIG_KEYS[key]), f"{name}: {key} = {value!r} is not {SPACE_CONFIG_KEYS[key]}"
+    assert header["title"].strip()
+    assert header["emoji"].strip()
+    assert not re.search(r"[A-Za-z0-9]", header["emoji"]), header["emoji"]  # emoji only
+    assert header["colorFrom"] in HUB_COLORS
+    assert header["colorTo"] in HUB_COLORS
+    assert header["sdk"] in HUB_SDKS
+    assert header["sdk"] == "gradio"
+    # The Space runs what was tested here: gradio from sdk_version, the interpreter from python_version.
+    assert header["sdk_version"] == importlib.metadata.version("gradio")
+    assert re.fullmatch(r"3\.\d+(\.\d+)?", header["python_version"]), header["python_version"]
+    assert header["python_version"] == f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert Version(header["python_version"]) >= Version(setup_cfg()["options"]["python_requires"].removeprefix(">="))
+    assert (built_spaces / name / header["app_file"]).is_file()
+    assert header["license"] == setup_cfg()["metadata"]["license"].lower()
+    assert all(isinstance(t, str) for t in header["tags"])
+    assert {"evaluate", "metric"} <= set(header["tags"])
+    if "short_description" in header:
+        assert len(header["short_description"]) <= 60, header["short_description"]
+    # the built folder carries the card unchanged
+    assert (built_spaces / name / "README.md").read_text() == (ROOT / "metrics" / name / "README.md").read_text()
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_built_requirements_pin_this_environment(name, built_spaces):
+    """Every requirement is ``name==version`` with the version installed here; torch from the CPU wheel index."""
+    lines = requirement_lines(built_spaces / name / "requirements.txt")
+    assert lines[0] == TORCH_INDEX_LINE
+    assert not [ln for ln in lines[1:] if ln.startswith("-")], "one option line only: the CPU index"
+    pins = {}
+    for line in lines[1:]:
+        requirement = Requirement(line)
+        (spec,) = requirement.specifier
+        assert spec.operator == "==", line
+        installed = Version(importlib.metadata.version(requirement.name))
+        assert Version(spec.version) == Version(installed.public), f"{line}: {installed} is installed"
+        pins[requirement.name.lower()] = spec.version
+    assert "+" not in pins["torch"]  # the CPU build comes from the index; a +cpu pin fails without it
+    declared = [ln for ln in setup_cfg()["options"]["install_requires"].splitlines() if ln.strip()]
+    declared += requirement_lines(SPACES / name / "requirements.txt")
+    expected = {Requirement(ln).name.lower() for ln in declared} - {"persona-metrics"}
+    assert set(pins) == expected
+    assert "gradio" not in pins  # from the card's sdk_version
+
+
+def test_build_fails_clearly_on_a_requirement_that_is_not_installed():
+    spec = importlib.util.spec_from_file_location("build_spaces", ROOT / "scripts" / "build_spaces.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    assert build.installed_pin("torch>=2.2,<3") == f"torch=={Version(importlib.metadata.version('torch')).public}"
+    with pytest.raises(build.RequirementNotInstalled, match=r"'no-such-dist-xyz' .* is not installed"):
+        build.installed_pin("no-such-dist-xyz>=1")
+    with pytest.raises(build.RequirementNotInstalled, match="outside the requirement"):
+        build.installed_pin("evaluate<0.1")

@@ -10,10 +10,14 @@ from persona_metrics.personalization import (
     DEFAULT_P_ACC_ALPHA,
     DEFAULT_P_ACC_BETA,
     PersevalParams,
+    check_options,
     score_personalization,
 )
 
 warn_if_stale("degress", __file__)
+
+#: Options checked by the library before scoring (``check_option_values``).
+_CHECKED = ("distance", "distance_options", "p_acc_alpha", "p_acc_beta", "bootstrap", "seed")
 
 _CITATION = """\
 @inproceedings{vansh2023egises,
@@ -87,7 +91,16 @@ class Degress(ValidatedTextInputs, evaluate.Metric):
             inputs_description=_KWARGS_DESCRIPTION,
             features=self._text_features(),
             codebase_urls=["https://github.com/KDM-LAB/EGISES-EMNLP23"],
+            homepage="https://github.com/KDM-LAB/EGISES-EMNLP23",
+            reference_urls=[
+                "https://aclanthology.org/2023.findings-emnlp.169",
+                "https://openreview.net/forum?id=yqT7eBz1VJ",
+                "https://arxiv.org/abs/2407.00453",
+            ],
         )
+
+    def _check_values(self, options):
+        check_options(**{k: v for k, v in options.items() if k in _CHECKED})
 
     def _compute(
         self,

@@ -11,10 +11,14 @@ from persona_metrics.personalization import (
     DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_GAMMA,
     PersevalParams,
+    check_options,
     score_personalization,
 )
 
 warn_if_stale("perseval", __file__)
+
+#: Options checked by the library before scoring (``check_option_values``).
+_CHECKED = ("distance", "distance_options", "alpha", "beta", "gamma", "bootstrap", "seed")
 
 _CITATION = """\
 @article{dasgupta2024perseval,
@@ -87,7 +91,16 @@ class Perseval(ValidatedTextInputs, evaluate.Metric):
             inputs_description=_KWARGS_DESCRIPTION,
             features=self._text_features(),
             codebase_urls=["https://github.com/KDM-LAB/Perseval-TMLR", "https://github.com/KDM-LAB/EGISES-EMNLP23"],
+            homepage="https://github.com/KDM-LAB/Perseval-TMLR",
+            reference_urls=[
+                "https://openreview.net/forum?id=yqT7eBz1VJ",
+                "https://arxiv.org/abs/2407.00453",
+                "https://aclanthology.org/2023.findings-emnlp.169",
+            ],
         )
+
+    def _check_values(self, options):
+        check_options(**{k: v for k, v in options.items() if k in _CHECKED})
 
     def _compute(
         self,

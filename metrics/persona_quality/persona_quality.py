@@ -1,10 +1,18 @@
-"""Persona quality: 0.7 x content quality (ROUGE-Lsum, BERTScore, optional BLEURT) + 0.3 x style fidelity."""
+"""Persona quality: 0.7 x content quality (ROUGE-Lsum, BERTScore, optional BLEURT) + 0.3 x style fidelity.
+
+References may be one string or a list of strings per prediction, as in evaluate's rouge. An item with several
+references keeps the one with the highest content_quality (the weighted ROUGE-Lsum / BERTScore / BLEURT sum; the
+first on ties) and reports all its content components against that one reference, so content_quality stays
+their weighted sum (evaluate's rouge instead maximises each ROUGE type on its own).
+"""
 
 import evaluate
 
-from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
+from persona_metrics.integrations.evaluate_support import ValidatedReferenceLists
 from persona_metrics.integrations.registry import warn_if_stale
-from persona_metrics.persona.quality import BertScoreConfig, score_quality
+from persona_metrics.persona.quality import OVERALL_WEIGHTS_KEYS, BertScoreConfig, check_weights, score_quality
+from persona_metrics.persona.style import check_style_method
+from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED
 
 warn_if_stale("persona_quality", __file__)
 
@@ -18,13 +26,17 @@ Overall persona quality of a summary = 0.70 x content quality + 0.30 x style sim
 Content quality = 0.40 x ROUGE-Lsum F1 + 0.30 x BERTScore F1 + 0.30 x BLEURT (clipped to [0, 1]), or
 0.40 x ROUGE-Lsum + 0.60 x BERTScore without BLEURT (the default). ROUGE-Lsum uses real sentence splitting
 (Punkt). BERTScore uses the packaged all-MiniLM-L6-v2 by default, rescaled with the baseline the project ships
-(see the card); `rescale` in the result says whether scores are rescaled.
+(see the card); `rescale` in the result says whether scores are rescaled. A prediction may have several
+references: the one with the highest content quality is kept, for every content component.
 """
 
 _KWARGS_DESCRIPTION = """
 Args:
     predictions (`list` of `str`): generated summaries (each must contain at least one word).
-    references (`list` of `str`): reference summaries.
+    references (`list` of `str` or `list` of `list` of `str`): one reference summary per prediction, or a list
+        of references per prediction (mixed allowed). With several, the item keeps the reference with the
+        highest content_quality (the weighted content score, not each component's own best; ties: the first),
+        and all its content components are that reference's.
     personas (`list` of `str`): target persona per item (formal_analyst, journalist, enthusiast, or your own).
     bertscore_model (`str`, optional): a local path or Hub id (default: the packaged all-MiniLM-L6-v2).
     bertscore_layers (`int`, optional): BERTScore layer (default: the model's).
@@ -36,10 +48,14 @@ Args:
     persona_samples (`dict`, optional), persona_dir (`str`, optional): extra or overriding personas.
     style_method (`str`): style similarity method, "jsd" (default, the methodology) or "zscore" (see the
         persona_style card).
+    bootstrap (`int`): item resamples for a 95 % percentile interval of every mean (0 = off, the default;
+        else >= 2). All components use the same resamples; the signature records `bootstrap:N,seed:S`.
+    seed (`int`): bootstrap seed (default 12345).
     return_per_item (`bool`): add per-item lists of every component and the interpretation band.
     return_signature (`bool`): add the config signature string.
 Returns:
     overall_quality, content_quality, style_similarity, rougeLsum, bertscore_f1 (and bleurt): means (`float`);
+    <key>_ci_low, <key>_ci_high (`float`, with bootstrap > 0): the 95 % interval of each of those means;
     bertscore_rescaled (`int`, 1 or 0): whether bertscore_f1 is baseline-rescaled.
 Examples:
     >>> import evaluate
@@ -53,15 +69,25 @@ Examples:
     True
     >>> sorted(k for k in out if k != "per_item")
     ['bertscore_f1', 'bertscore_rescaled', 'content_quality', 'overall_quality', 'rougeLsum', 'style_similarity']
+    >>> one = quality.compute(predictions=[good], references=[ref], personas=["journalist"])
+    >>> best = quality.compute(predictions=[good], references=[[off, ref]], personas=["journalist"])
+    >>> round(best["content_quality"], 6) == round(one["content_quality"], 6)
+    True
 """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class PersonaQuality(ValidatedTextInputs, evaluate.Metric):
+class PersonaQuality(ValidatedReferenceLists, evaluate.Metric):
     """Persona quality as an evaluate metric (a thin shell over ``persona_metrics.persona.quality``)."""
 
     _text_fields = ("predictions", "references", "personas")
     _empty_ok = ()
+
+    def _check_values(self, options):
+        if "style_method" in options:
+            check_style_method(options["style_method"])
+        if options.get("overall_weights") is not None:
+            check_weights(options["overall_weights"], OVERALL_WEIGHTS_KEYS, "overall_weights")
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -69,6 +95,11 @@ class PersonaQuality(ValidatedTextInputs, evaluate.Metric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=self._text_features(),
+            reference_urls=[
+                "https://aclanthology.org/W04-1013",
+                "https://openreview.net/forum?id=SkeHuCVFDr",
+                "https://aclanthology.org/2020.acl-main.704",
+            ],
         )
 
     def _compute(
@@ -86,6 +117,8 @@ class PersonaQuality(ValidatedTextInputs, evaluate.Metric):
         persona_samples=None,
         persona_dir=None,
         style_method="jsd",
+        bootstrap=0,
+        seed=DEFAULT_BOOTSTRAP_SEED,
         return_per_item=False,
         return_signature=False,
     ):
@@ -100,6 +133,8 @@ class PersonaQuality(ValidatedTextInputs, evaluate.Metric):
             persona_samples=persona_samples,
             persona_dir=persona_dir,
             style_method=style_method,
+            bootstrap=bootstrap,
+            seed=seed,
         )
         out = result.as_dict(per_item=return_per_item, signature=return_signature)
         out["bertscore_rescaled"] = int(bool(rescale))

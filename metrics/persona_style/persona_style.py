@@ -4,7 +4,8 @@ import evaluate
 
 from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.integrations.registry import warn_if_stale
-from persona_metrics.persona.style import score_style
+from persona_metrics.persona.style import check_style_method, score_style
+from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED
 
 warn_if_stale("persona_style", __file__)
 
@@ -31,11 +32,15 @@ Args:
         samples, averaged over the 10 features; spreads scores over [0, 1]; see the card).
     persona_samples (`dict`, optional): extra or overriding personas, `{name: [sample texts]}`.
     persona_dir (`str`, optional): a directory of `{persona}.txt` files (samples separated by `---` lines).
+    bootstrap (`int`): item resamples for a 95 % percentile interval of the mean similarity (0 = off, the
+        default; else >= 2); the signature records `bootstrap:N,seed:S`.
+    seed (`int`): bootstrap seed (default 12345).
     return_features (`bool`): add `features`: per item `{feature: [summary value, centroid value]}`.
     return_nearest (`bool`): add `nearest_persona` (per item) and `bands` (per item interpretation).
     return_signature (`bool`): add the config signature string (feature set, method, samples, version).
 Returns:
-    style_similarity (`float`): mean similarity; scores (`list` of `float`): per item.
+    style_similarity (`float`): mean similarity; scores (`list` of `float`): per item;
+    style_similarity_ci_low, style_similarity_ci_high (`float`, with bootstrap > 0): its 95 % interval.
 Examples:
     >>> import evaluate
     >>> style = evaluate.load("persona_style")
@@ -58,12 +63,17 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
     _text_fields = ("predictions", "personas")
     _empty_ok = ()
 
+    def _check_values(self, options):
+        if "method" in options:
+            check_style_method(options["method"])
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=self._text_features(),
+            reference_urls=["https://doi.org/10.1109/18.61115"],
         )
 
     def _compute(
@@ -73,6 +83,8 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
         method="jsd",
         persona_samples=None,
         persona_dir=None,
+        bootstrap=0,
+        seed=DEFAULT_BOOTSTRAP_SEED,
         return_features=False,
         return_nearest=False,
         return_signature=False,
@@ -84,5 +96,7 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
             persona_samples=persona_samples,
             persona_dir=persona_dir,
             return_features=return_features,
+            bootstrap=bootstrap,
+            seed=seed,
         )
         return result.as_dict(features=return_features, nearest=return_nearest, signature=return_signature)

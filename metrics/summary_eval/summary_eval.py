@@ -81,6 +81,8 @@ class SummaryEval(ValidatedTextInputs, evaluate.Metric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=self._text_features(),
+            homepage="https://github.com/oshea00/summaryeval",
+            reference_urls=["https://github.com/oshea00/summaryeval"],
         )
 
     def _compute(

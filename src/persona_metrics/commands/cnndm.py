@@ -7,16 +7,22 @@ import ipaddress
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from persona_metrics.commands.output import (
     add_format_argument,
+    add_micro_argument,
     command_parser,
     emit,
     input_errors,
+    item_rows,
+    jsonl_text,
     markdown_table,
+    merge_intervals,
     render_rows,
+    write_text,
 )
 from persona_metrics.summary_eval.judge import API_KEY_ENV
 from persona_metrics.summary_eval.scorer import NO_JUDGE_NOTE
@@ -33,6 +39,14 @@ signatures: persona_quality for the journalist persona (against the highlights) 
 article): completeness and coherence always (offline), accuracy and overall with an LLM judge (-m/--model, and
 --base-url for any OpenAI-compatible server). Without a judge the accuracy and overall columns are empty (null in
 JSON) and a note says why on standard error; standard output stays clean CSV / JSON.
+
+Every persona_quality mean comes with a 95% bootstrap interval over the articles (--bootstrap resamples, seeded
+by --seed; <key>_ci_low / <key>_ci_high in JSON / CSV, "mean [low, high]" in the table).
+
+--micro PATH also writes the per-summary (micro) scores as JSON lines: one line per (system, article) with
+system, item (the article's index), id, the persona_quality components (overall_quality, content_quality,
+style_similarity, rougeLsum, bertscore_f1, band), the SummaryEval scores (accuracy, completeness, coherence,
+overall; null without a judge), signature and summary_eval_signature.
 
 Data (columns article, highlights, id, as abisee/cnn_dailymail 3.0.0):
   default        the shipped sample data/cnndm_sample/test.jsonl (16 articles, offline)
@@ -56,8 +70,12 @@ Judge key: the environment variable named by --api-key-env (default OPENAI_API_K
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Sample size, seed, format, data source and prediction files."""
     parser.add_argument("-n", "--sample-size", type=int, default=None, help="articles to score (default: all)")
-    parser.add_argument("--seed", type=int, default=0, help="sampling and random3 seed")
+    parser.add_argument("--seed", type=int, default=0, help="sampling, random3 and bootstrap seed")
+    parser.add_argument(
+        "--bootstrap", type=int, default=1000, help="article resamples for the 95%% intervals (0: none; default 1000)"
+    )
     add_format_argument(parser, "-f", "--format")
+    add_micro_argument(parser, "see above")
     parser.add_argument("--data-files", nargs="*", type=Path, default=None, help="local parquet or JSON lines")
     parser.add_argument("--hub", action="store_true", help="load the test split from the Hub (needs network)")
     parser.add_argument("--predictions", nargs="*", type=Path, default=[], help="JSON lines {id, prediction}")
@@ -68,8 +86,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     judge.add_argument("--cache-dir", type=Path, default=None, help="on-disk cache of judge answers (reruns free)")
 
 
-def load_systems(args: argparse.Namespace) -> tuple[list[str], list[str], dict[str, list[str]]]:
-    """The articles, the references (highlights) and every system's summaries, aligned."""
+@dataclass(frozen=True)
+class Benchmark:
+    """The sampled articles and every system's summaries of them, aligned."""
+
+    articles: list[str]
+    references: list[str]
+    ids: list[str]
+    systems: dict[str, list[str]]
+
+
+def load_systems(args: argparse.Namespace) -> Benchmark:
+    """The articles, the references (highlights), their ids and every system's summaries, aligned."""
     from persona_metrics.datasets.cnndm import baseline_summaries, load_cnndm, read_predictions
 
     ds = load_cnndm(None if args.hub else (args.data_files or [SAMPLE]), hub=args.hub)
@@ -79,7 +107,7 @@ def load_systems(args: argparse.Namespace) -> tuple[list[str], list[str], dict[s
     systems = baseline_summaries(list(ds["article"]), refs, seed=args.seed)
     for path in args.predictions:
         systems[path.stem] = read_predictions(path, ids)
-    return list(ds["article"]), refs, systems
+    return Benchmark(list(ds["article"]), refs, ids, systems)
 
 
 def _is_local(base_url: str) -> bool:
@@ -117,33 +145,43 @@ def make_judge(args: argparse.Namespace) -> Any:
 
 
 def score_systems(
-    articles: Sequence[str], refs: Sequence[str], systems: dict[str, list[str]], judge: Any = None
-) -> list[dict[str, Any]]:
-    """One row per system: name, articles, persona_quality means and signature, SummaryEval means and signature."""
+    bench: Benchmark, judge: Any = None, bootstrap: int = 0, seed: int = 0
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """One row per system and one micro row per (system, article).
+
+    A system's row: name, articles, persona_quality means (with their bootstrap intervals when ``bootstrap``)
+    and signature, SummaryEval means and signature.
+    """
     from persona_metrics.persona.quality import score_quality
     from persona_metrics.summary_eval import SummaryEvalScorer
 
     summary_eval = SummaryEvalScorer(judge)
-    rows = []
-    for name, preds in systems.items():
-        result = score_quality(preds, refs, [PERSONA] * len(preds))
-        se = summary_eval.score(preds, list(articles))
-        row = {"system": name, "n": len(preds), **result.means(), "signature": result.signature}
+    rows, micro = [], []
+    for name, preds in bench.systems.items():
+        result = score_quality(preds, bench.references, [PERSONA] * len(preds), bootstrap=bootstrap, seed=seed)
+        se = summary_eval.score(preds, bench.articles)
+        row = {"system": name, "n": len(preds), **result.as_dict(), "signature": result.signature}
         row |= {**se.means(), "summary_eval_signature": se.signature}
         if judge is not None:
             row["num_invalid"] = se.num_invalid
         rows.append(row)
-    return rows
+        columns = {"id": bench.ids, **result.per_item(), **se.per_item()}
+        signatures = {"signature": result.signature, "summary_eval_signature": se.signature}
+        micro += item_rows(columns, system=name, **signatures)
+    return rows, micro
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load, score and print in the chosen format."""
+    """Load, score, print in the chosen format and (``--micro``) write the per-summary lines."""
     with input_errors():
+        if args.bootstrap < 0 or args.bootstrap == 1:
+            raise ValueError(f"--bootstrap must be 0 (off) or at least 2 resamples, got {args.bootstrap}")
         judge = make_judge(args)
-        articles, refs, systems = load_systems(args)
-        rows = score_systems(articles, refs, systems, judge)
+        rows, micro = score_systems(load_systems(args), judge, args.bootstrap, args.seed)
+        if args.micro is not None:
+            write_text(args.micro, jsonl_text(micro))
     signatures = ("signature", "summary_eval_signature")
-    shown = [{k: ("—" if v is None else v) for k, v in row.items() if k not in signatures} for row in rows]
+    shown = [merge_intervals({k: v for k, v in row.items() if k not in signatures}) for row in rows]
     table = markdown_table(shown) + "".join(f"\n\n{k}: {rows[0][k]}" for k in signatures) + "\n"
     emit(render_rows(rows, args.format, table))
     if judge is None:

@@ -12,6 +12,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 #: Output formats of the commands that print a table.
@@ -106,6 +107,54 @@ def add_option_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+#: Resamples of the paired permutation test between adjacent ranks unless ``--significance-resamples``.
+DEFAULT_SIGNIFICANCE_RESAMPLES = 10_000
+
+
+def add_significance_argument(parser: argparse.ArgumentParser, seeded_by: str) -> None:
+    """``--significance-resamples N``: the paired permutation test between adjacently ranked systems.
+
+    Args:
+        parser: the command's parser.
+        seeded_by: the option that seeds the test, for the help text.
+    """
+    parser.add_argument(
+        "--significance-resamples",
+        type=int,
+        default=DEFAULT_SIGNIFICANCE_RESAMPLES,
+        metavar="N",
+        help="sign patterns of the paired permutation test between adjacent ranks (default %(default)s; exact "
+        f"when 2**documents <= N; 0: no test); seeded by {seeded_by}",
+    )
+
+
+def add_micro_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--micro PATH``: write the per-summary (micro) scores as JSON lines.
+
+    Args:
+        parser: the command's parser.
+        what: what one line holds, for the help text.
+    """
+    parser.add_argument(
+        "--micro",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help=f"also write the per-summary (micro) scores to PATH as JSON lines: {what}",
+    )
+
+
+def check_resamples_option(value: int, option: str) -> int:
+    """``value`` if it is 0 (off) or positive.
+
+    Raises:
+        InputError: a negative value (the option named).
+    """
+    if value < 0:
+        raise InputError(f"{option} must be 0 (off) or a positive number of resamples, got {value}")
+    return value
+
+
 def parse_options(items: Sequence[str]) -> dict[str, Any]:
     """``["beta=1.7", "distance=jsd"]`` → ``{"beta": 1.7, "distance": "jsd"}`` (values as JSON when they parse).
 
@@ -157,6 +206,34 @@ def json_text(value: Any) -> str:
     return json.dumps(plain(value), indent=2, allow_nan=False) + "\n"
 
 
+def jsonl_text(rows: Sequence[Mapping[str, Any]]) -> str:
+    """One strict JSON object per line (full float precision, NaN as ``null``), each line ending in a newline."""
+    return "".join(json.dumps(plain(row), allow_nan=False) + "\n" for row in rows)
+
+
+def item_rows(columns: Mapping[str, Sequence[Any]], **fields: Any) -> list[dict[str, Any]]:
+    """Per-item columns as rows: ``fields`` first (the same in every row), then ``item`` (the index), then the columns.
+
+    Args:
+        columns: ``{name: values}``, every list aligned with the items.
+        **fields: constant fields of every row (``system``, ``signature``, ...).
+
+    Raises:
+        ValueError: columns of different lengths (named with their lengths).
+    """
+    lengths = {name: len(values) for name, values in columns.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"per-item columns of different lengths: {lengths}")
+    count = next(iter(lengths.values()), 0)
+    return [{**fields, "item": i, **{name: values[i] for name, values in columns.items()}} for i in range(count)]
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (UTF-8), creating the parent folders."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
 def csv_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """The rows as CSV with a header (columns in first-seen order)."""
     import pandas as pd
@@ -164,11 +241,112 @@ def csv_text(rows: Sequence[Mapping[str, Any]]) -> str:
     return str(pd.DataFrame(list(rows)).to_csv(index=False))
 
 
-def markdown_table(rows: Sequence[Mapping[str, Any]], floatfmt: str = ".4f") -> str:
-    """The rows as a markdown table (``tabulate``'s pipe format, floats with ``floatfmt``)."""
+#: How a missing number (``None``, or NaN in a pandas table) reads in a table for humans.
+MISSING = "—"
+#: Significant digits of every score a human reads.
+SIGNIFICANT_DIGITS = 3
+
+
+def format_score(value: float | None) -> str:
+    """A score as a human reads it, everywhere: 3 significant digits, scientific below 1e-4.
+
+    The one number format of the markdown tables, the printed reports, the plots' labels and the Spaces'
+    tables (JSON, CSV and JSON lines keep full precision). Intervals use :func:`format_interval`.
+
+    Args:
+        value: a real number; ``None`` or NaN for a missing one.
+
+    Returns:
+        ``f"{value:.3g}"`` (``"4.81e-12"``, ``"4e-05"``, ``"0.0209"``, ``"0.999"``, ``"-0.143"``), ``"0"`` for
+        zero of either sign, ``"inf"`` / ``"-inf"``, and :data:`MISSING` for ``None`` or NaN.
+
+    Raises:
+        TypeError: not a real number (bools and strings refused).
+
+    >>> [format_score(v) for v in (4.814e-12, 4e-5, 0.02091, 0.999, 0.0, -0.1428, None)]
+    ['4.81e-12', '4e-05', '0.0209', '0.999', '0', '-0.143', '—']
+    """
+    if value is None:
+        return MISSING
+    if isinstance(value, bool) or (not isinstance(value, int | float) and not hasattr(value, "__float__")):
+        raise TypeError(f"a score must be a real number, got {value!r}")
+    number = float(value)
+    if math.isnan(number):
+        return MISSING
+    if number == 0.0:
+        return "0"
+    return f"{number:.{SIGNIFICANT_DIGITS}g}"
+
+
+def format_interval(low: float | None, high: float | None) -> str:
+    """``[low, high]`` with both ends in :func:`format_score`'s format.
+
+    >>> format_interval(4.433e-12, 5.192e-12)
+    '[4.43e-12, 5.19e-12]'
+    """
+    return f"[{format_score(low)}, {format_score(high)}]"
+
+
+def format_estimate(value: float | None, low: float | None = None, high: float | None = None) -> str:
+    """``value [low, high]`` (:func:`format_score`, :func:`format_interval`), or the value alone without an interval.
+
+    >>> format_estimate(0.02091, 0.004764, 0.04406), format_estimate(0.5)
+    ('0.0209 [0.00476, 0.0441]', '0.5')
+    """
+    if low is None or high is None:
+        return format_score(value)
+    return f"{format_score(value)} {format_interval(low, high)}"
+
+
+def comparison_text(name_a: str, name_b: str, difference: float, p_value: float, measure: str = "") -> str:
+    """``"oracle > lead, p = 0.0001 (Δ PerSEval = 0.999)"``: the sign of ``difference`` picks ``>``, ``<`` or ``=``.
+
+    Args:
+        name_a: system A.
+        name_b: system B.
+        difference: A's score minus B's (the tested difference).
+        p_value: the test's p-value.
+        measure: what was compared, shown after Δ (may be empty).
+    """
+    relation = ">" if difference > 0 else "<" if difference < 0 else "="
+    delta = f"Δ {measure} = " if measure else "Δ = "
+    return f"{name_a} {relation} {name_b}, p = {format_score(p_value)} ({delta}{format_score(difference)})"
+
+
+def merge_intervals(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A row for a human table: each ``<k>`` with ``<k>_ci_low`` / ``<k>_ci_high`` becomes one ``"<k> [95% CI]"`` cell.
+
+    The cell is :func:`format_estimate` text; the other values are kept as they are (in order).
+
+    >>> merge_intervals({"n": 3, "quality": 0.5, "quality_ci_low": 0.4, "quality_ci_high": 0.61})
+    {'n': 3, 'quality [95% CI]': '0.5 [0.4, 0.61]'}
+    """
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if key.endswith(("_ci_low", "_ci_high")) and key.rsplit("_ci_", 1)[0] in row:
+            continue
+        if f"{key}_ci_low" in row:
+            out[f"{key} [95% CI]"] = format_estimate(value, row[f"{key}_ci_low"], row.get(f"{key}_ci_high"))
+        else:
+            out[key] = value
+    return out
+
+
+def format_cell(value: Any) -> Any:
+    """A table cell for humans: floats through :func:`format_score`, ``None`` as :data:`MISSING`, else as is."""
+    if value is None or (isinstance(value, float) and not isinstance(value, bool)):
+        return format_score(value)
+    if hasattr(value, "dtype") and getattr(value.dtype, "kind", "") == "f":  # a numpy float scalar
+        return format_score(float(value))
+    return value
+
+
+def markdown_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The rows as a markdown table (``tabulate``'s pipe format, floats through :func:`format_score`)."""
     import pandas as pd
 
-    return str(pd.DataFrame(list(rows)).to_markdown(index=False, floatfmt=floatfmt))
+    cells = [{k: format_cell(v) for k, v in row.items()} for row in rows]
+    return str(pd.DataFrame(cells).to_markdown(index=False, disable_numparse=True))
 
 
 def render_rows(rows: Sequence[Mapping[str, Any]], fmt: str, table: str) -> str:

@@ -1,25 +1,44 @@
-"""``persona-metrics pens DIR``: the PENS personalization leaderboard, its rank stability and a plot."""
+"""``persona-metrics pens DIR``: the PENS personalization leaderboard, its significance, rank stability and a plot."""
 
 from __future__ import annotations
 
 import argparse
+import itertools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from persona_metrics.commands.output import InputError, command_parser, emit, input_errors
+from persona_metrics.commands.output import (
+    InputError,
+    add_significance_argument,
+    check_resamples_option,
+    command_parser,
+    comparison_text,
+    csv_text,
+    emit,
+    format_estimate,
+    format_score,
+    input_errors,
+    json_text,
+    jsonl_text,
+    markdown_table,
+    write_text,
+)
 
 if TYPE_CHECKING:
-    import pandas as pd
     from datasets import Dataset
 
     from persona_metrics.personalization import PersonalizationResult
     from persona_metrics.personalization.stability import Stability
+    from persona_metrics.significance import PairedTest
 
 NAME = "pens"
 HELP = "PENS leaderboard: DEGRESS, EGISES, P-Acc, PerSEval of baselines and prediction files, rank stability"
 DESCRIPTION = """Rank summarizers on Microsoft PENS (personalized news headlines) by PerSEval, DEGRESS, EGISES,
-P-Acc and accuracy, for each distance, with bootstrap 95% intervals.
+P-Acc and accuracy, for each distance, with bootstrap 95% intervals and, for each pair of adjacently ranked
+models, a paired permutation test on their per-document PerSEval ("A > B, p = ...": two-sided, the two models'
+scores swapped per document with probability 1/2; exact when 2**documents <= --significance-resamples).
 
 DIR holds the PENS test files (tab-separated, with a header line):
   news.tsv                News ID, Category, Topic, Headline, News body, Title entity, Entity content
@@ -32,9 +51,20 @@ Models: the built-in baselines (oracle, headline, lead, shuffled, history) and p
 --predictions: hyps_<MODEL>.txt (one prediction per line, in the examples' order: users in file order, each
 user's posnewID in order) or <MODEL>.jsonl (lines {"user_id", "news_id", "prediction"}).
 
-With --out OUT, writes leaderboard.md / .csv / .json, stability.md / .csv (rank stability of PerSEval and
-DEGRESS over 10 seeded document subsamples at 80/60/40/20%) and leaderboard.png (PerSEval vs DEGRESS with
-intervals; needs matplotlib, --no-plot to skip). The report is printed either way.
+With --out OUT, writes (every file carries the signature: a line in .md, a column in .csv, a field in .json and
+.jsonl, the footer of the .png):
+  leaderboard.md        the report printed below (numbers with 3 significant digits)
+  leaderboard.csv/.json one row per (distance, model) in rank order: the scores at full precision, their
+                        intervals, next_model and p_vs_next (the permutation test against the next rank)
+  per_summary.jsonl     the micro scores: one line per (distance, model, scored summary) with distance, model,
+                        item (the example's index), user_id, news_id, perseval, degress, edp,
+                        accuracy_distance and signature (summaries of single-reference articles are not scored)
+  stability.md / .csv   rank stability of PerSEval and DEGRESS over 10 seeded document subsamples per fraction
+                        (80/60/40/20%): epsilon-Spearman and epsilon-Kendall per fraction
+  stability_summary.csv the least stable model's bias and variance, once per (distance, measure)
+  leaderboard.png       PerSEval and DEGRESS per model on a log axis with intervals, one panel per distance
+                        (needs matplotlib; --no-plot to skip)
+The report is printed either way.
 
 example:
   persona-metrics pens data/pens_sample --out outputs/pens_sample --distance rougeL jsd
@@ -43,6 +73,7 @@ example:
 #: Columns of leaderboard.csv / .json, in order.
 LEADERBOARD_COLUMNS: tuple[str, ...] = (
     "distance",
+    "rank",
     "model",
     "perseval",
     "perseval_ci_low",
@@ -53,14 +84,45 @@ LEADERBOARD_COLUMNS: tuple[str, ...] = (
     "egises",
     "p_accuracy",
     "accuracy_distance",
+    "next_model",
+    "p_vs_next",
     "num_documents",
     "num_excluded_documents",
     "signature",
 )
 #: The system numbers of each leaderboard row (their intervals and the document counts come with them).
 SYSTEM_KEYS: tuple[str, ...] = ("perseval", "degress", "egises", "p_accuracy", "accuracy_distance")
+#: The per-summary values of per_summary.jsonl.
+PER_SUMMARY_KEYS: tuple[str, ...] = ("perseval", "degress", "edp", "accuracy_distance")
 #: The measures whose rank stability is reported.
 STABILITY_MEASURES: tuple[str, ...] = ("perseval", "degress")
+#: The measure the adjacent ranks are tested on.
+TESTED_MEASURE = "perseval"
+
+
+@dataclass(frozen=True)
+class DistanceBoard:
+    """Everything the reports show for one distance.
+
+    Attributes:
+        distance: the distance name.
+        signature: the results' signature (the same for every model of this distance).
+        rows: leaderboard rows (:data:`LEADERBOARD_COLUMNS`) in rank order.
+        comparisons: ``(model, next model, test)`` for each pair of adjacent ranks.
+        stability: one row per (measure, fraction): ε-Spearman and ε-Kendall.
+        stability_summary: one row per measure: the least stable model's bias and variance.
+        micro: one row per scored summary of every model.
+        disagreement: the rank-disagreement line (DEGRESS vs PerSEval).
+    """
+
+    distance: str
+    signature: str
+    rows: list[dict[str, Any]]
+    comparisons: list[tuple[str, str, PairedTest]]
+    stability: list[dict[str, Any]]
+    stability_summary: list[dict[str, Any]]
+    micro: list[dict[str, Any]]
+    disagreement: str
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -90,7 +152,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--beta", type=float, default=DEFAULT_BETA, help="EDP slope (default %(default)s)")
     parser.add_argument("--bootstrap", type=int, default=1000, help="document resamples for the intervals")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap and subsampling seed")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap, significance and subsampling seed")
+    add_significance_argument(parser, "--seed")
     parser.add_argument("--plot", action=argparse.BooleanOptionalAction, default=True, help="write leaderboard.png")
 
 
@@ -109,24 +172,35 @@ def load_models(ds: Dataset, baselines: Sequence[str], files: Sequence[Path]) ->
     return out
 
 
-def stability_rows(distance: str, measure: str, st: Stability) -> list[dict[str, Any]]:
-    """One row per subsample fraction: ε-Spearman, ε-Kendall and the worst model's bias and variance.
-
-    ``max_bias`` / ``max_variance`` are :attr:`Stability.max_bias` / :attr:`Stability.max_variance` (the least
-    stable model), the same for every fraction.
-    """
+# --- tables of one distance -------------------------------------------------------------------------------
+def stability_rows(distance: str, measure: str, st: Stability, signature: str = "") -> list[dict[str, Any]]:
+    """One row per subsample fraction: ε-Spearman and ε-Kendall (the fraction-dependent statistics)."""
     return [
         {
             "distance": distance,
             "measure": measure,
             "fraction": f,
-            "epsilon_spearman": st.epsilon_spearman[i],
-            "epsilon_kendall": st.epsilon_kendall[i],
-            "max_bias": st.max_bias,
-            "max_variance": st.max_variance,
+            "epsilon_spearman": float(st.epsilon_spearman[i]),
+            "epsilon_kendall": float(st.epsilon_kendall[i]),
+            "signature": signature,
         }
         for i, f in enumerate(st.fractions)
     ]
+
+
+def stability_summary_row(distance: str, measure: str, st: Stability, signature: str = "") -> dict[str, Any]:
+    """The fraction-independent statistics, once: :attr:`Stability.max_bias` and :attr:`Stability.max_variance`.
+
+    Both are the least stable model's (largest over models) std and variance of the full-data score and the four
+    fraction means.
+    """
+    return {
+        "distance": distance,
+        "measure": measure,
+        "max_bias": st.max_bias,
+        "max_variance": st.max_variance,
+        "signature": signature,
+    }
 
 
 def _disagreement_line(distance: str, results: Mapping[str, PersonalizationResult]) -> str:
@@ -136,13 +210,70 @@ def _disagreement_line(distance: str, results: Mapping[str, PersonalizationResul
     names = list(results)
     tau, flipped = rank_disagreement(names, [results[n].degress for n in names], [results[n].perseval for n in names])
     pairs = ", ".join(f"{x} > {y} by DEGRESS" for x, y in flipped) or "none"
-    return f"Rank agreement DEGRESS vs PerSEval ({distance}): Kendall tau {tau:.3f}; pairs ordered differently: {pairs}"
+    return (
+        f"Rank agreement DEGRESS vs PerSEval ({distance}): Kendall tau {format_score(tau)}; "
+        f"pairs ordered differently: {pairs}"
+    )
+
+
+def adjacent_tests(
+    ranked: Sequence[str], results: Mapping[str, PersonalizationResult], resamples: int, seed: int
+) -> list[tuple[str, str, PairedTest]]:
+    """The paired permutation test on per-document PerSEval of each model against the next-ranked one.
+
+    ``resamples`` 0 means no test (an empty list).
+    """
+    from persona_metrics.significance import compare_personalization
+
+    if not resamples:
+        return []
+    return [
+        (a, b, compare_personalization(results[a], results[b], TESTED_MEASURE, n_resamples=resamples, seed=seed))
+        for a, b in itertools.pairwise(ranked)
+    ]
+
+
+def leaderboard_rows(
+    distance: str,
+    ranked: Sequence[str],
+    results: Mapping[str, PersonalizationResult],
+    comparisons: Sequence[tuple[str, str, PairedTest]],
+) -> list[dict[str, Any]]:
+    """One row per model in rank order, every column of :data:`LEADERBOARD_COLUMNS` (``None`` where absent)."""
+    tests = {a: (b, test) for a, b, test in comparisons}
+    rows = []
+    for rank, name in enumerate(ranked, start=1):
+        row: dict[str, Any] = dict.fromkeys(LEADERBOARD_COLUMNS)
+        row.update(distance=distance, rank=rank, model=name)
+        row.update(results[name].as_dict(keys=SYSTEM_KEYS, signature=True))
+        if name in tests:
+            row["next_model"], row["p_vs_next"] = tests[name][0], tests[name][1].p_value
+        rows.append(row)
+    return rows
+
+
+def micro_rows(
+    distance: str, results: Mapping[str, PersonalizationResult], ids: Mapping[str, Sequence[str]]
+) -> list[dict[str, Any]]:
+    """One row per (model, scored summary): the ids and the per-summary values (:data:`PER_SUMMARY_KEYS`)."""
+    rows = []
+    for name, result in results.items():
+        values = {key: result.per_summary(key) for key in PER_SUMMARY_KEYS}
+        for i, perseval in enumerate(values["perseval"]):
+            if perseval is None:  # an item of a single-reference article: not scored
+                continue
+            row: dict[str, Any] = {"distance": distance, "model": name, "item": i}
+            row.update({column: values_[i] for column, values_ in ids.items()})
+            row.update({key: values[key][i] for key in PER_SUMMARY_KEYS})
+            row["signature"] = result.signature
+            rows.append(row)
+    return rows
 
 
 def score_distance(
     ds: Dataset, models: Mapping[str, Sequence[str]], distance: str, args: argparse.Namespace
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
-    """Leaderboard rows, stability rows and the rank-disagreement line of every model with one distance."""
+) -> DistanceBoard:
+    """Score every model with one distance and build that distance's tables."""
     import numpy as np
     from tqdm import tqdm
 
@@ -154,108 +285,214 @@ def score_distance(
         name: scorer.score(preds, beta=args.beta, bootstrap=args.bootstrap, seed=args.seed)
         for name, preds in tqdm(models.items(), desc=f"scoring ({distance})")
     }
-    rows = [
-        {"distance": distance, "model": name, **r.as_dict(keys=SYSTEM_KEYS, signature=True)}
-        for name, r in results.items()
-    ]
-    stab = []
+    ranked = sorted(results, key=lambda name: -results[name].perseval)
+    signature = results[ranked[0]].signature
+    comparisons = adjacent_tests(ranked, results, args.significance_resamples, args.seed)
+    stab, summary = [], []
     for measure in STABILITY_MEASURES:
         per_document = np.array([list(r.per_document(measure).values()) for r in results.values()])
-        stab += stability_rows(distance, measure, stability(per_document, seed=args.seed))
-    return rows, stab, _disagreement_line(distance, results)
+        st = stability(per_document, seed=args.seed)
+        stab += stability_rows(distance, measure, st, signature)
+        summary.append(stability_summary_row(distance, measure, st, signature))
+    ids = {"user_id": list(ds["user_id"]), "news_id": list(ds["news_id"])}
+    return DistanceBoard(
+        distance=distance,
+        signature=signature,
+        rows=leaderboard_rows(distance, ranked, results, comparisons),
+        comparisons=comparisons,
+        stability=stab,
+        stability_summary=summary,
+        micro=micro_rows(distance, results, ids),
+        disagreement=_disagreement_line(distance, results),
+    )
 
 
-def leaderboard_markdown(board: pd.DataFrame, stab: pd.DataFrame, header: str, disagreements: Sequence[str]) -> str:
-    """The report: the leaderboard table, the rank disagreements and the stability table."""
+# --- the report ------------------------------------------------------------------------------------------
+def _estimate(row: Mapping[str, Any], key: str) -> str:
+    """A leaderboard cell: ``value [low, high]``, or the value alone without a bootstrap."""
+    return format_estimate(row[key], row[f"{key}_ci_low"], row[f"{key}_ci_high"])
+
+
+def _table_lines(boards: Sequence[DistanceBoard]) -> list[str]:
+    """The leaderboard as markdown table lines, every distance's models in rank order."""
+    lines = [
+        "| distance | rank | model | PerSEval [95% CI] | DEGRESS [95% CI] | EGISES | P-Acc | accuracy distance "
+        "| p vs next |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for board in boards:
+        for r in board.rows:
+            cells = [r["distance"], str(r["rank"]), r["model"], _estimate(r, "perseval"), _estimate(r, "degress")]
+            cells += [format_score(r[k]) for k in ("egises", "p_accuracy", "accuracy_distance", "p_vs_next")]
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _significance_lines(boards: Sequence[DistanceBoard], resamples: int, seed: int) -> list[str]:
+    """The adjacent-rank tests, one line per pair, under a heading that says which test."""
+    if not resamples:
+        return ["Adjacent ranks: no significance test (--significance-resamples 0)."]
+    tests = [test for board in boards for _a, _b, test in board.comparisons]
+    if not tests:
+        return []
+    if tests[0].exact:
+        draws = f"all {tests[0].n_resamples} sign patterns are enumerated (exact test), p = count / patterns"
+    else:
+        draws = f"{resamples} seeded sign patterns (seed {seed}), p = (count + 1) / ({resamples} + 1)"
+    lines = [
+        "## Adjacent ranks: paired permutation test on per-document PerSEval",
+        "",
+        f"Two-sided, over the {tests[0].n_units} scored documents: under the null hypothesis the two models' "
+        "per-document PerSEval are exchangeable, so each document's pair is swapped with probability 1/2; "
+        f"{draws}, count = the patterns with |mean difference| at least the observed one. See docs/significance.md.",
+        "",
+    ]
+    for board in boards:
+        lines += [
+            f"- {board.distance}: {comparison_text(a, b, test.difference, test.p_value, 'PerSEval')}"
+            for a, b, test in board.comparisons
+        ]
+    return lines
+
+
+def stability_markdown(boards: Sequence[DistanceBoard]) -> str:
+    """The two stability tables (per fraction; the least stable model once per measure) and the signatures."""
+    per_fraction = [{k: v for k, v in row.items() if k != "signature"} for b in boards for row in b.stability]
+    summary = [{k: v for k, v in row.items() if k != "signature"} for b in boards for row in b.stability_summary]
+    return "\n".join(
+        [
+            "## Rank stability (10 seeded document subsamples per fraction)",
+            "",
+            markdown_table(per_fraction),
+            "",
+            "Least stable model (bias: std, variance: var of the full-data score and the four fraction means):",
+            "",
+            markdown_table(summary),
+            "",
+            *signature_lines(boards),
+            "",
+        ]
+    )
+
+
+def signature_lines(boards: Sequence[DistanceBoard]) -> list[str]:
+    """``signature (rougeL): ...``, one line per distance."""
+    return [f"signature ({b.distance}): {b.signature}" for b in boards]
+
+
+def leaderboard_markdown(boards: Sequence[DistanceBoard], header: str, args: argparse.Namespace) -> str:
+    """The report: the leaderboard, the adjacent-rank tests, the rank disagreements, stability, signatures."""
     lines = [
         header,
         "",
-        "| distance | model | PerSEval [95% CI] | DEGRESS | EGISES | P-Acc | accuracy distance |",
-        "|---|---|---|---|---|---|---|",
+        *_table_lines(boards),
+        "",
+        *_significance_lines(boards, args.significance_resamples, args.seed),
+        "",
+        *(b.disagreement for b in boards),
+        "",
     ]
-    for _, r in board.iterrows():
-        lines.append(
-            f"| {r.distance} | {r.model} | {r.perseval:.4g} [{r.perseval_ci_low:.4g}, {r.perseval_ci_high:.4g}] "
-            f"| {r.degress:.4f} | {r.egises:.4f} | {r.p_accuracy:.4f} | {r.accuracy_distance:.4f} |"
+    return "\n".join(lines) + "\n" + stability_markdown(boards)
+
+
+# --- files -----------------------------------------------------------------------------------------------
+def write_outputs(out: Path, boards: Sequence[DistanceBoard], report: str, args: argparse.Namespace) -> None:
+    """leaderboard.md / .csv / .json, per_summary.jsonl, stability.md / .csv, stability_summary.csv and the png."""
+    rows = [row for b in boards for row in b.rows]
+    write_text(out / "leaderboard.md", report)
+    write_text(out / "leaderboard.csv", csv_text(rows))
+    write_text(out / "leaderboard.json", json_text(rows))
+    write_text(out / "per_summary.jsonl", jsonl_text([row for b in boards for row in b.micro]))
+    write_text(out / "stability.csv", csv_text([row for b in boards for row in b.stability]))
+    write_text(out / "stability_summary.csv", csv_text([row for b in boards for row in b.stability_summary]))
+    write_text(out / "stability.md", stability_markdown(boards))
+    if args.plot:
+        plot_leaderboard(boards, out / "leaderboard.png", Path(args.pens_dir).resolve().name, args.beta)
+
+
+def _draw_measure(ax: Any, rows: Sequence[Mapping[str, Any]], key: str, style: tuple[str, str, float, str]) -> None:
+    """One measure of every model: a marker at its value and its interval as a segment (when computed)."""
+    marker, color, offset, label = style
+    ys = [rank - 1 + offset for rank in range(1, len(rows) + 1)]
+    has_interval = rows[0].get(f"{key}_ci_low") is not None
+    if has_interval:
+        ax.hlines(ys, [r[f"{key}_ci_low"] for r in rows], [r[f"{key}_ci_high"] for r in rows], color=color, lw=2)
+    label += " (95% CI)" if has_interval else ""
+    ax.plot([r[key] for r in rows], ys, marker, color=color, ms=7, ls="none", label=label)
+
+
+def _draw_panel(ax: Any, board: DistanceBoard, dataset: str, beta: float) -> None:
+    """One distance: PerSEval and DEGRESS per model on a log axis, models in rank order, adjacent-rank p-values."""
+    rows = board.rows
+    _draw_measure(ax, rows, "perseval", ("o", "C0", -0.12, "PerSEval"))
+    _draw_measure(ax, rows, "degress", ("D", "C1", 0.12, "DEGRESS"))
+    ax.set_xscale("log")
+    ax.margins(x=0.06)
+    ax.set_yticks(range(len(rows)), labels=[f"{r['model']}  ({format_score(r['perseval'])})" for r in rows])
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlabel("score (log scale); label: model (PerSEval)")
+    ax.set_title(f"{dataset} · {board.distance} · β = {beta:g}", fontsize="medium")
+    ax.grid(axis="x", which="major", alpha=0.3)
+    if board.comparisons:
+        ax.annotate("p vs next", xy=(1.0, -0.5), xycoords=("axes fraction", "data"), xytext=(4, 2),
+                    textcoords="offset points", va="bottom", fontsize="small", color="0.3")  # fmt: skip
+    for k, (_a, _b, test) in enumerate(board.comparisons):
+        ax.annotate(
+            f"p = {format_score(test.p_value)}",
+            xy=(1.0, k + 0.5),
+            xycoords=("axes fraction", "data"),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize="small",
+            color="0.3",
         )
-    lines += [
-        "",
-        *disagreements,
-        "",
-        "## Rank stability (10 seeded document subsamples per fraction)",
-        "",
-        stab.to_markdown(index=False, floatfmt=".4f"),
-        "",
-    ]
-    return "\n".join(lines)
 
 
-def write_outputs(out: Path, board: pd.DataFrame, stab: pd.DataFrame, report: str, plot: bool) -> None:
-    """leaderboard.md / .csv / .json, stability.md / .csv and, when ``plot``, leaderboard.png."""
-    out.mkdir(parents=True, exist_ok=True)
-    board.to_csv(out / "leaderboard.csv", index=False)
-    (out / "leaderboard.json").write_text(board.to_json(orient="records", indent=2) + "\n", encoding="utf-8")
-    stab.to_csv(out / "stability.csv", index=False)
-    (out / "leaderboard.md").write_text(report, encoding="utf-8")
-    (out / "stability.md").write_text(stab.to_markdown(index=False, floatfmt=".4f") + "\n", encoding="utf-8")
-    if plot:
-        plot_leaderboard(board, out / "leaderboard.png")
+def plot_leaderboard(boards: Sequence[DistanceBoard], path: Path, dataset: str, beta: float) -> None:
+    """PerSEval and DEGRESS per model (one panel per distance) on a log axis, with intervals and signatures.
 
-
-def plot_leaderboard(board: pd.DataFrame, path: Path) -> None:
-    """PerSEval vs DEGRESS per model (one panel per distance), each with its bootstrap interval as a segment."""
+    Models are rows in rank order, labelled with their name and PerSEval (labels never overlap); the p-value of
+    each adjacent-rank test sits between the two rows, right of the panel; the legend is above the panels and
+    the footer holds the signatures. Each panel's title names the dataset folder, the distance and β.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    dists = list(dict.fromkeys(board["distance"]))
-    fig, axes = plt.subplots(1, len(dists), figsize=(5 * len(dists), 4.5), squeeze=False)
-    for ax, dist in zip(axes[0], dists, strict=True):
-        sub = board[board["distance"] == dist]
-        ax.hlines(sub.perseval, sub.degress_ci_low, sub.degress_ci_high, color="C0", alpha=0.6)
-        ax.vlines(sub.degress, sub.perseval_ci_low, sub.perseval_ci_high, color="C0", alpha=0.6)
-        ax.plot(sub.degress, sub.perseval, "o", color="C0")
-        for _, r in sub.iterrows():
-            ax.annotate(r.model, (r.degress, r.perseval), textcoords="offset points", xytext=(5, 5))
-        ax.set(
-            xlabel="DEGRESS (responsiveness)",
-            ylabel="PerSEval (personalization)",
-            title=dist,
-            xlim=(-0.05, 1.05),
-            ylim=(-0.05, 1.05),
-        )
-        ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    models = max(len(b.rows) for b in boards)
+    height = 2.0 + 0.55 * models + 0.18 * len(boards)
+    fig, axes = plt.subplots(1, len(boards), figsize=(7.2 * len(boards), height), squeeze=False)
+    for ax, board in zip(axes[0], boards, strict=True):
+        _draw_panel(ax, board, dataset, beta)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=len(labels), frameon=False, fontsize="small")
+    footer = "\n".join(signature_lines(boards))
+    fig.text(0.01, 0.01, footer, fontsize=6.5, family="monospace", ha="left", va="bottom", color="0.25")
+    fig.tight_layout(rect=(0.0, (0.12 + 0.14 * len(boards)) / height, 1.0, 1.0 - 0.3 / height), w_pad=4.0)
+    fig.savefig(path, dpi=130)
     plt.close(fig)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Score, rank, write the files (with ``--out``) and print the report."""
-    import pandas as pd
-
+    """Score, rank, test, write the files (with ``--out``) and print the report."""
     from persona_metrics.datasets.pens import load_pens
 
+    check_resamples_option(args.significance_resamples, "--significance-resamples")
     with input_errors():
         ds = load_pens(args.pens_dir)
         models = load_models(ds, args.baselines, args.predictions)
     if len(models) < 2:
         raise InputError("need at least two models (baselines or prediction files) to rank")
-    rows, stab_rows, disagreements = [], [], []
+    boards = []
     for dist in args.distance:
         with input_errors():
-            dist_rows, dist_stab, line = score_distance(ds, models, dist, args)
-        rows += dist_rows
-        stab_rows += dist_stab
-        disagreements.append(line)
-    board = pd.DataFrame(rows).reindex(columns=list(LEADERBOARD_COLUMNS))
-    board = board.sort_values(["distance", "perseval"], ascending=[True, False])
-    stab = pd.DataFrame(stab_rows)
+            boards.append(score_distance(ds, models, dist, args))
     header = f"# PENS leaderboard: {args.pens_dir} ({ds.num_rows} summaries per model, beta {args.beta:g})"
-    report = leaderboard_markdown(board, stab, header, disagreements)
+    report = leaderboard_markdown(boards, header, args)
     if args.out is not None:
-        write_outputs(args.out, board, stab, report, args.plot)
+        write_outputs(args.out, boards, report, args)
     emit(report)
     return 0
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from persona_metrics.commands.output import command_parser, emit, input_errors
+from persona_metrics.commands.output import command_parser, emit, format_score, input_errors
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -60,7 +60,7 @@ def report_markdown(tables: pd.DataFrame, columns: Sequence[str], header: str, f
         lines += [f"## By {by}", "", "| " + str(by) + " | n | " + " | ".join(columns) + " |"]
         lines.append("|---|---|" + "---|" * len(columns))
         for _, row in table.iterrows():
-            cells = " | ".join(f"{row[c + '_mean']:.3f} ± {row[c + '_std']:.3f}" for c in columns)
+            cells = " | ".join(f"{format_score(row[c + '_mean'])} ± {format_score(row[c + '_std'])}" for c in columns)
             lines.append(f"| {row['group']} | {row['n']} | {cells} |")
         lines.append("")
     return "\n".join([*lines, *footer, ""])

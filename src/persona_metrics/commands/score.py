@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
@@ -11,22 +12,34 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from persona_metrics.commands.output import (
+    DEFAULT_SIGNIFICANCE_RESAMPLES,
     InputError,
     add_format_argument,
+    add_micro_argument,
     add_option_argument,
+    add_significance_argument,
     captured_notes,
     check_option_names,
+    check_resamples_option,
     command_parser,
+    comparison_text,
     emit,
+    format_estimate,
+    format_score,
     input_errors,
+    item_rows,
+    jsonl_text,
     markdown_table,
+    merge_intervals,
     parse_options,
     render_rows,
+    write_text,
 )
 
 if TYPE_CHECKING:
     from persona_metrics.datasets.personalization import PersonalizationSample
     from persona_metrics.personalization import PersonalizationResult
+    from persona_metrics.significance import PairedTest
 
 NAME = "score"
 HELP = "score a JSON-lines file with one metric (perseval, degress, persona_style, persona_quality, vert)"
@@ -47,7 +60,7 @@ _PERSONALIZATION_OPTIONS = (
 OPTIONS: dict[str, tuple[str, ...]] = {
     "perseval": _PERSONALIZATION_OPTIONS,
     "degress": _PERSONALIZATION_OPTIONS,
-    "persona_style": ("method", "persona_dir", "persona_samples", "centroid_cache"),
+    "persona_style": ("method", "persona_dir", "persona_samples", "centroid_cache", "bootstrap", "seed"),
     "persona_quality": (
         "bertscore_model",
         "bertscore_layers",
@@ -60,6 +73,8 @@ OPTIONS: dict[str, tuple[str, ...]] = {
         "persona_samples",
         "style_method",
         "centroid_cache",
+        "bootstrap",
+        "seed",
     ),
     "vert": ("encoder", "word_vectors", "alpha", "max_wmd", "clip_negative_sim"),
 }
@@ -90,7 +105,9 @@ FILE is JSON lines: one JSON object per line (blank lines are skipped). What a l
     or, for one system, "prediction": "<summary>" instead of "predictions" -> one row (named after FILE).
     document and reference are required; document_id groups the lines of one document (without it, equal
     document texts do); user_id is optional. Documents with a single line have no user pair and are excluded
-    (counted and noted).
+    (counted and noted). Each pair of adjacent ranks is compared by a paired permutation test on the
+    per-document values of METRIC ("A > B, p = ...", two-sided; --significance-resamples sign patterns,
+    seeded by -o seed; next_system and p_vs_next in JSON / CSV).
   persona_style      {{"prediction": "<summary>", "persona": "journalist"}}  -> one system
   persona_quality    {{"prediction": "<summary>", "reference": "<reference summary>", "persona": "journalist"}}
     -> one system
@@ -100,7 +117,15 @@ FILE is JSON lines: one JSON object per line (blank lines are skipped). What a l
 
 Options (-o KEY=VALUE, repeatable; named as in evaluate.load(METRIC).compute, see the metric cards):
 {_option_lines()}
-  bootstrap defaults to {DEFAULT_BOOTSTRAP} here (0: no intervals).
+  bootstrap defaults to {DEFAULT_BOOTSTRAP} here for perseval / degress (0: no intervals); persona_style and
+  persona_quality take bootstrap=N (item resamples, default 0) and seed for 95% intervals of their means.
+
+--micro PATH writes the per-summary (micro) scores as JSON lines, each with the signature:
+  perseval, degress  one line per (system, scored line): system, item (the line's index), document_id,
+                     user_id, perseval, degress, edp, accuracy_distance, signature
+  persona_style      one line per line of FILE: system, item, style_similarity, signature
+  persona_quality    one line per line of FILE: system, item, every component, band, signature
+  vert               one line per line of FILE: system, item, vert, sim, wmd, signature
 
 A malformed line stops with FILE:LINE and the problem (exit status 2).
 
@@ -114,26 +139,35 @@ examples:
 
 @dataclass(frozen=True)
 class Report:
-    """What a metric's scoring prints: rows for JSON / CSV, the laid-out table, and notes about the data."""
+    """What a metric's scoring prints: rows for JSON / CSV, the laid-out table, notes, and the per-summary rows."""
 
     rows: list[dict[str, Any]]
     table: str
     notes: list[str] = field(default_factory=list)
+    micro: list[dict[str, Any]] = field(default_factory=list)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """METRIC, FILE, ``--format`` and ``--option``."""
+    """METRIC, FILE, ``--format``, ``--option``, ``--significance-resamples`` and ``--micro``."""
     parser.add_argument("metric", choices=tuple(OPTIONS), metavar="METRIC", help=f"one of {', '.join(OPTIONS)}")
     parser.add_argument("file", type=Path, metavar="FILE", help="JSON lines (see above for what a line holds)")
     add_format_argument(parser, "-f", "--format")
     add_option_argument(parser)
+    add_significance_argument(parser, "-o seed (perseval, degress)")
+    add_micro_argument(parser, "see above")
 
 
 # --- perseval / degress --------------------------------------------------------------------------------
+#: Per-summary values of a personalization ``--micro`` line.
+PER_SUMMARY_KEYS: tuple[str, ...] = ("perseval", "degress", "edp", "accuracy_distance")
+#: What a personalization metric's table calls its measures.
+MEASURE_LABELS: dict[str, str] = {"perseval": "PerSEval", "degress": "DEGRESS"}
+
+
 def _score_systems(
     sample: PersonalizationSample, options: Mapping[str, Any]
-) -> tuple[dict[str, PersonalizationResult], list[str]]:
-    """Every system of the leaderboard scored on one :class:`PersonalizationScorer`, and the data notes."""
+) -> tuple[dict[str, PersonalizationResult], list[str], int]:
+    """Every system of the leaderboard scored on one :class:`PersonalizationScorer`, the data notes and the seed."""
     from persona_metrics.datasets.personalization import leaderboard_systems
     from persona_metrics.distances import DEFAULT_DISTANCE
     from persona_metrics.personalization import PersevalParams, PersonalizationScorer
@@ -151,48 +185,106 @@ def _score_systems(
             distance_options=options.get("distance_options"),
         )
         results = {name: scorer.score(preds, params=params) for name, preds in leaderboard_systems(sample).items()}
-    return results, notes
+    return results, notes, params.seed
+
+
+def adjacent_tests(
+    metric: str, board: Sequence[tuple[str, PersonalizationResult]], resamples: int, seed: int
+) -> dict[str, tuple[str, PairedTest]]:
+    """``{system: (next system, test)}``: the paired permutation test of each rank against the next on ``metric``.
+
+    ``resamples`` 0 means no test (an empty mapping).
+    """
+    from persona_metrics.significance import compare_personalization
+
+    if not resamples:
+        return {}
+    return {
+        a: (b, compare_personalization(ra, rb, metric, n_resamples=resamples, seed=seed))
+        for (a, ra), (b, rb) in itertools.pairwise(board)
+    }
 
 
 def _leaderboard_table(
-    path: Path, num_items: int, board: Sequence[tuple[str, PersonalizationResult]], notes: Sequence[str]
-) -> str:
-    """The markdown leaderboard with intervals, the document counts, the notes and the signature."""
+    path: Path,
+    num_items: int,
+    board: Sequence[tuple[str, PersonalizationResult]],
+    tests: Mapping[str, tuple[str, PairedTest]],
+    metric: str,
+) -> list[str]:
+    """The markdown leaderboard lines: intervals, p-values against the next rank, the adjacent-rank tests."""
     out = [
         f"# Personalization leaderboard: {path} ({num_items} summaries per model)",
         "",
-        "| model | PerSEval [95% CI] | DEGRESS | EGISES | P-Acc | accuracy distance |",
-        "|---|---|---|---|---|---|",
+        "| rank | model | PerSEval [95% CI] | DEGRESS [95% CI] | EGISES | P-Acc | accuracy distance | p vs next |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for name, r in board:
-        lo, hi = r.intervals.get("perseval", (float("nan"), float("nan")))
-        out.append(
-            f"| {name} | {r.perseval:.4g} [{lo:.4g}, {hi:.4g}] | {r.degress:.4f} | {r.egises:.4f} "
-            f"| {r.p_accuracy:.4f} | {r.accuracy_distance:.4f} |"
-        )
-    first = board[0][1]
-    out += ["", f"documents scored: {first.num_documents}, excluded (one reference): {first.num_excluded_documents}"]
-    out += [f"note: {n}" for n in notes]
-    out += [f"signature: {first.signature}"]
-    return "\n".join(out) + "\n"
+    for rank, (name, r) in enumerate(board, start=1):
+        cells = [str(rank), name, format_estimate(r.perseval, *r.intervals.get("perseval", (None, None)))]
+        cells.append(format_estimate(r.degress, *r.intervals.get("degress", (None, None))))
+        cells += [format_score(v) for v in (r.egises, r.p_accuracy, r.accuracy_distance)]
+        cells.append(format_score(tests[name][1].p_value if name in tests else None))
+        out.append("| " + " | ".join(cells) + " |")
+    if tests:
+        test = next(iter(tests.values()))[1]
+        draws = f"exact over {test.n_resamples} sign patterns" if test.exact else f"{test.n_resamples} resamples"
+        out += [
+            "",
+            f"Adjacent ranks: paired permutation test on per-document {MEASURE_LABELS[metric]} (two-sided, "
+            f"{test.n_units} documents, {draws}, seed {test.seed}; docs/significance.md):",
+        ]
+        out += [
+            f"- {comparison_text(a, b, t.difference, t.p_value, MEASURE_LABELS[metric])}" for a, (b, t) in tests.items()
+        ]
+    return out
 
 
-def score_personalization_file(metric: str, path: Path, options: Mapping[str, Any]) -> Report:
-    """The perseval / degress leaderboard of a personalization JSON-lines file, ranked by ``metric``."""
+def _micro_rows(sample: PersonalizationSample, board: Sequence[tuple[str, PersonalizationResult]]) -> list[dict]:
+    """One row per (system, scored line): ids and the per-summary values, with the signature."""
+    ids: Sequence[str | None] = sample.document_ids or [None] * sample.num_items
+    rows = []
+    for name, result in board:
+        values = {key: result.per_summary(key) for key in PER_SUMMARY_KEYS}
+        for i in range(sample.num_items):
+            if values["perseval"][i] is not None:  # lines of single-reference documents are not scored
+                row = {"system": name, "item": i, "document_id": ids[i], "user_id": sample.user_ids[i]}
+                rows.append({**row, **{key: values[key][i] for key in PER_SUMMARY_KEYS}, "signature": result.signature})
+    return rows
+
+
+def score_personalization_file(
+    metric: str, path: Path, options: Mapping[str, Any], significance_resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES
+) -> Report:
+    """The perseval / degress leaderboard of a personalization JSON-lines file, ranked by ``metric``.
+
+    Each pair of adjacent ranks is compared with :func:`persona_metrics.significance.compare_personalization`
+    on the per-document values of ``metric`` (``significance_resamples`` 0: no test), seeded by the ``seed``
+    option.
+    """
     from persona_metrics.datasets.personalization import read_personalization_jsonl
 
     check_option_names(options, OPTIONS[metric], metric)
     sample = read_personalization_jsonl(path)
-    results, notes = _score_systems(sample, options)
+    results, notes, seed = _score_systems(sample, options)
     board = sorted(results.items(), key=lambda kv: -getattr(kv[1], metric))
-    rows = [{"system": name, **r.as_dict(signature=True)} for name, r in board]
-    return Report(rows, _leaderboard_table(path, sample.num_items, board, notes), notes)
+    tests = adjacent_tests(metric, board, significance_resamples, seed)
+    rows = []
+    for name, r in board:
+        nxt = tests.get(name)
+        row = {"system": name, **r.as_dict(), "next_system": nxt and nxt[0], "p_vs_next": nxt and nxt[1].p_value}
+        rows.append({**row, "signature": r.signature})
+    first = board[0][1]
+    lines = _leaderboard_table(path, sample.num_items, board, tests, metric)
+    lines += ["", f"documents scored: {first.num_documents}, excluded (one reference): {first.num_excluded_documents}"]
+    lines += [f"note: {n}" for n in notes]
+    lines += [f"signature: {first.signature}"]
+    return Report(rows, "\n".join(lines) + "\n", notes, _micro_rows(sample, board))
 
 
 # --- persona_style / persona_quality -------------------------------------------------------------------
 def _single_table(metric: str, path: Path, row: Mapping[str, Any]) -> str:
-    """One system's numbers as a markdown table, then the signature."""
-    shown = {k: v for k, v in row.items() if k != "signature"}
+    """One system's numbers as a markdown table (intervals next to their means), then the signature."""
+    shown = merge_intervals({k: v for k, v in row.items() if k != "signature"})
     return f"# {metric}: {path} ({row['n']} summaries)\n\n{markdown_table([shown])}\n\nsignature: {row['signature']}\n"
 
 
@@ -205,13 +297,10 @@ def score_style_file(metric: str, path: Path, options: Mapping[str, Any]) -> Rep
     cols = read_string_columns(path, ("prediction", "persona"), nonempty=("prediction", "persona"))
     with captured_notes() as notes, input_errors(TypeError):
         result = score_style(cols["prediction"], cols["persona"], **options)
-    row = {
-        "system": path.stem,
-        "n": len(cols["prediction"]),
-        "style_similarity": result.mean,
-        "signature": result.signature,
-    }
-    return Report([row], _single_table(metric, path, row), notes)
+    means = {k: v for k, v in result.as_dict().items() if k != "scores"}
+    row = {"system": path.stem, "n": len(cols["prediction"]), **means, "signature": result.signature}
+    micro = item_rows({"style_similarity": result.scores.tolist()}, system=path.stem, signature=result.signature)
+    return Report([row], _single_table(metric, path, row), notes, micro)
 
 
 def _quality_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -238,8 +327,9 @@ def score_quality_file(metric: str, path: Path, options: Mapping[str, Any]) -> R
     cols = read_string_columns(path, keys, nonempty=keys)
     with captured_notes() as notes, input_errors(TypeError):
         result = score_quality(cols["prediction"], cols["reference"], cols["persona"], **_quality_options(options))
-    row = {"system": path.stem, "n": len(cols["prediction"]), **result.means(), "signature": result.signature}
-    return Report([row], _single_table(metric, path, row), notes)
+    row = {"system": path.stem, "n": len(cols["prediction"]), **result.as_dict(), "signature": result.signature}
+    micro = item_rows(result.per_item(), system=path.stem, signature=result.signature)
+    return Report([row], _single_table(metric, path, row), notes, micro)
 
 
 def score_vert_file(metric: str, path: Path, options: Mapping[str, Any]) -> Report:
@@ -259,7 +349,8 @@ def score_vert_file(metric: str, path: Path, options: Mapping[str, Any]) -> Repo
     with captured_notes() as notes, input_errors(TypeError):
         result = score_vert([r["prediction"] for r in rows], [r["reference"] for r in rows], **options)
     row = {"system": path.stem, "n": len(rows), **result.means(), "signature": result.signature}
-    return Report([row], _single_table(metric, path, row), notes)
+    micro = item_rows(result.per_item(), system=path.stem, signature=result.signature)
+    return Report([row], _single_table(metric, path, row), notes, micro)
 
 
 #: METRIC → the function scoring a file with it.
@@ -273,10 +364,16 @@ SCORERS: dict[str, Callable[[str, Path, Mapping[str, Any]], Report]] = {
 
 
 def run(args: argparse.Namespace) -> int:
-    """Score and print; notes about the data go to standard error for JSON and CSV."""
+    """Score, print and (``--micro``) write the per-summary lines; notes go to standard error for JSON and CSV."""
     options = parse_options(args.options)
+    resamples = check_resamples_option(args.significance_resamples, "--significance-resamples")
     with input_errors():
-        report = SCORERS[args.metric](args.metric, args.file, options)
+        if args.metric in ("perseval", "degress"):
+            report = score_personalization_file(args.metric, args.file, options, resamples)
+        else:
+            report = SCORERS[args.metric](args.metric, args.file, options)
+        if args.micro is not None:
+            write_text(args.micro, jsonl_text(report.micro))
     emit(render_rows(report.rows, args.format, report.table))
     if args.format != "table":
         sys.stderr.writelines(f"note: {n}\n" for n in report.notes)

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from persona_metrics.progress import quiet_foreign_progress
+
 if TYPE_CHECKING:
     from datasets import Dataset
 
@@ -33,9 +35,11 @@ def load_cnndm(data_files: Sequence[str | Path] | None = None, *, hub: bool = Fa
         builder = {".parquet": "parquet", ".jsonl": "json", ".json": "json"}.get(suffixes.pop(), "")
         if suffixes or not builder:
             raise ValueError(f"data_files must all be .parquet or all .jsonl/.json, got {sorted(map(str, data_files))}")
-        ds = load_dataset(builder, data_files=[str(f) for f in data_files], split="train")
+        with quiet_foreign_progress():
+            ds = load_dataset(builder, data_files=[str(f) for f in data_files], split="train")
     elif hub:
-        ds = load_dataset(HUB_ID, HUB_CONFIG, split=split)
+        with quiet_foreign_progress():
+            ds = load_dataset(HUB_ID, HUB_CONFIG, split=split)
     else:
         raise ValueError("give data_files (local parquet / JSON lines) or hub=True")
     missing = [c for c in COLUMNS if c not in ds.column_names]

@@ -60,7 +60,9 @@ def read_article_dir(directory: str | Path) -> tuple[list[Article], list[str]]:
     """Read every ``*.json`` in ``directory`` (sorted); malformed files are skipped and reported.
 
     Returns:
-        The articles and one message per skipped file (each naming the file). Each skip is also logged.
+        The articles and one message per skipped file (each naming the file). The returned messages are the
+        report: the caller shows them (``persona-metrics pipeline`` prints each once on standard error), so a
+        skip is only logged at INFO level here, which the default logging configuration does not show.
 
     Raises:
         FileNotFoundError: the directory does not exist or holds no ``.json`` file.
@@ -83,7 +85,7 @@ def read_article_dir(directory: str | Path) -> tuple[list[Article], list[str]]:
             seen.add(article.article_id)
             articles.append(article)
             continue
-        logger.warning("skipped %s", problems[-1])
+        logger.info("skipped %s", problems[-1])
     return articles, problems
 
 

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from persona_metrics.progress import quiet_foreign_progress
+
 if TYPE_CHECKING:
     from datasets import Dataset
 
@@ -48,15 +50,16 @@ def _read(path: Path, columns: tuple[str, ...]) -> Dataset:
     """A PENS TSV through the ``datasets`` csv builder, every column as a string."""
     from datasets import Features, Value, load_dataset
 
-    return load_dataset(
-        "csv",
-        data_files=str(path),
-        delimiter="\t",
-        quoting=csv.QUOTE_NONE,
-        keep_default_na=False,
-        features=Features({c: Value("string") for c in columns}),
-        split="train",
-    )
+    with quiet_foreign_progress():
+        return load_dataset(
+            "csv",
+            data_files=str(path),
+            delimiter="\t",
+            quoting=csv.QUOTE_NONE,
+            keep_default_na=False,
+            features=Features({c: Value("string") for c in columns}),
+            split="train",
+        )
 
 
 def load_pens(pens_dir: str | Path) -> Dataset:

@@ -21,10 +21,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from persona_metrics.progress import progress_bar
 from persona_metrics.signature import Signature
 
 #: σ assigned to any pair with an empty (or whitespace-only) side.
 EMPTY_TEXT_DISTANCE = 1.0
+#: Pairs scored per ``_score`` call (the progress bar advances once per chunk; σ never depends on it).
+PAIR_CHUNK = 4096
 
 
 class Distance(ABC):
@@ -89,18 +92,28 @@ class Distance(ABC):
         live = [i for i, (a, b) in enumerate(unique) if a.strip() and b.strip()]
         if live:
             self.prepare([t for i in live for t in unique[i]])
-            reps_a = [self._cache[unique[i][0]] for i in live]
-            reps_b = [self._cache[unique[i][1]] for i in live]
-            scored = np.asarray(self._score(reps_a, reps_b), dtype=np.float64)
-            if scored.shape != (len(live),):
-                raise RuntimeError(
-                    f"{type(self).__name__}._score returned shape {scored.shape}, expected {(len(live),)}"
-                )
-            if not np.all(np.isfinite(scored)):
-                raise FloatingPointError(f"{self.name}: non-finite distance computed")
-            values[live] = scored
+            values[live] = self._score_live([unique[i] for i in live])
         out[:] = values[slot]
         return out
+
+    def _score_live(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        """σ of prepared, non-empty pairs, :data:`PAIR_CHUNK` at a time under the library's progress bar."""
+        scored = np.empty(len(pairs), dtype=np.float64)
+        with progress_bar(desc=f"{self.name}: scoring pairs", total=len(pairs), unit="pair") as bar:
+            for start in range(0, len(pairs), PAIR_CHUNK):
+                chunk = pairs[start : start + PAIR_CHUNK]
+                reps_a = [self._cache[a] for a, _ in chunk]
+                reps_b = [self._cache[b] for _, b in chunk]
+                part = np.asarray(self._score(reps_a, reps_b), dtype=np.float64)
+                if part.shape != (len(chunk),):
+                    raise RuntimeError(
+                        f"{type(self).__name__}._score returned shape {part.shape}, expected {(len(chunk),)}"
+                    )
+                scored[start : start + len(chunk)] = part
+                bar.update(len(chunk))
+        if not np.all(np.isfinite(scored)):
+            raise FloatingPointError(f"{self.name}: non-finite distance computed")
+        return scored
 
     def __call__(self, a: str, b: str) -> float:
         """σ(a, b) for one pair (convenience; use :meth:`pairwise` for many)."""

@@ -9,12 +9,15 @@ import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from persona_metrics.distances.base import Distance
+from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.signature import Signature
+
+T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +84,11 @@ def _padded_batches(
             ids[row, : len(encoded[i])] = torch.tensor(encoded[i], dtype=torch.long)
             mask[row, : len(encoded[i])] = 1
         yield batch, ids, mask
+
+
+def _embedding_bar(distance: str, batches: Iterator[T], num_texts: int, batch_size: int) -> Iterator[T]:
+    """``batches`` under the library's progress bar (``"<distance>: embedding"``, one step per batch)."""
+    return progress_bar(batches, desc=f"{distance}: embedding", total=-(-num_texts // batch_size), unit="batch")
 
 
 @dataclass(frozen=True)
@@ -171,7 +179,8 @@ class BertScore(Distance):
                     from transformers import AutoConfig
 
                     try:
-                        config = AutoConfig.from_pretrained(self.model_name)
+                        with quiet_foreign_progress():
+                            config = AutoConfig.from_pretrained(self.model_name)
                     except (OSError, ValueError) as err:
                         raise _load_failure(self.name, self.model_name, err) from err
                     self.num_layers = int(config.num_hidden_layers)
@@ -184,8 +193,9 @@ class BertScore(Distance):
 
         path = self._path()
         try:
-            tokenizer = AutoTokenizer.from_pretrained(path)
-            model = AutoModel.from_pretrained(path)
+            with quiet_foreign_progress():
+                tokenizer = AutoTokenizer.from_pretrained(path)
+                model = AutoModel.from_pretrained(path)
         except (OSError, ValueError) as err:
             raise _load_failure(self.name, path, err) from err
         self._tokenizer, self._model = tokenizer, model
@@ -215,7 +225,8 @@ class BertScore(Distance):
         encoded = [self._encode(t) for t in texts]
         out: list[_Embedded | None] = [None] * len(texts)
         layer = self.layer()
-        for batch, ids, mask in _padded_batches(encoded, self.batch_size, self._tokenizer.pad_token_id or 0):
+        batches = _padded_batches(encoded, self.batch_size, self._tokenizer.pad_token_id or 0)
+        for batch, ids, mask in _embedding_bar(self.name, batches, len(texts), self.batch_size):
             with torch.no_grad():
                 hidden = self._model(
                     input_ids=ids.to(self.device), attention_mask=mask.to(self.device), output_hidden_states=True
@@ -332,8 +343,9 @@ class InfoLM(Distance):
         from transformers import AutoModelForMaskedLM, AutoTokenizer
 
         try:
-            tokenizer = AutoTokenizer.from_pretrained(self.model_name)
-            model = AutoModelForMaskedLM.from_pretrained(self.model_name)
+            with quiet_foreign_progress():
+                tokenizer = AutoTokenizer.from_pretrained(self.model_name)
+                model = AutoModelForMaskedLM.from_pretrained(self.model_name)
         except (OSError, ValueError) as err:
             raise _load_failure(self.name, self.model_name, err) from err
         if tokenizer.mask_token_id is None:
@@ -352,7 +364,8 @@ class InfoLM(Distance):
         encoded = [tok(t, truncation=True, max_length=self.max_length)["input_ids"] for t in texts]
         out: list[np.ndarray | None] = [None] * len(texts)
         pad = tok.pad_token_id if tok.pad_token_id is not None else 0
-        for batch, ids, attention in _padded_batches(encoded, self.batch_size, pad):
+        batches = _padded_batches(encoded, self.batch_size, pad)
+        for batch, ids, attention in _embedding_bar(self.name, batches, len(texts), self.batch_size):
             width = ids.shape[1]
             ids, attention = ids.to(self.device), attention.to(self.device)
             keep = ~torch.isin(ids, torch.tensor(special, device=self.device))

@@ -1,8 +1,9 @@
 """Glue shared by the Gradio Space apps in ``spaces/<name>/app.py``: loading, input tables, errors, pictures.
 
 UI only: every number an app shows comes from the metric's ``evaluate`` module (system, per-item and
-per-document values alike); nothing here computes or averages a score. gradio and matplotlib (the ``demo``
-extra) are imported on first use.
+per-document values alike); nothing here computes or averages a score. Every score shown as text goes through
+:func:`format_score` (the CLI's one number format: 3 significant digits, so 4e-05 does not read as 0).
+gradio and matplotlib (the ``demo`` extra) are imported on first use.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
+
+from persona_metrics.commands.output import format_cell
+from persona_metrics.commands.output import format_score as format_score  # the apps format with it
 
 logger = logging.getLogger(__name__)
 
@@ -144,6 +148,14 @@ def results_section(
     button.click(score, inputs, [numbers, text, table, figure], api_name="score")
 
 
+def formatted_table(table: Any) -> Any:
+    """A copy of a results DataFrame for display: every float cell as :func:`format_score` text.
+
+    Other cells (names, bands, an empty string for a missing judge score) are kept as they are.
+    """
+    return table.map(format_cell)
+
+
 def short(text: str, width: int = 48) -> str:
     """A one-line label: the first ``width`` characters of ``text``."""
     text = " ".join(text.split())
@@ -235,6 +247,9 @@ def personalization_table() -> Any:
 def score_personalization_table(metric: Any, table: Any, scores: Sequence[str], **options: Any) -> tuple[dict, Any]:
     """Run ``degress`` / ``perseval`` on the input table: its numbers and the per-document ``scores`` table.
 
+    The table holds the metric's numbers (floats, for :func:`personalization_figure`); show it through
+    :func:`formatted_table`.
+
     Args:
         metric: the loaded evaluate module.
         table: the input table (:data:`PERSONALIZATION_COLUMNS`; an empty prediction is valid input).
@@ -271,7 +286,7 @@ def _personalization_breakdown(
     for number, (document, readers) in enumerate(users.items(), start=1):
         row: dict[str, Any] = {"doc": f"D{number}", "document": short(document), "users": ", ".join(readers)}
         for name in scores:
-            row[name] = round(per_document[name][scored[document]], 4) if document in scored else EXCLUDED
+            row[name] = per_document[name][scored[document]] if document in scored else EXCLUDED
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -5,6 +5,8 @@ The modules turn results into evaluate's plain dicts with the results' own ``as_
 
 from __future__ import annotations
 
+import contextlib
+import os
 from typing import Any
 
 from persona_metrics.validation import check_reference_lists, check_text_fields
@@ -22,17 +24,69 @@ class ValidatedTextInputs:
     _text_fields: tuple[str, ...] = ("predictions", "references")
     _empty_ok: tuple[str, ...] = ("predictions",)
 
+    def check_option_values(self, **options: Any) -> None:
+        """Check the values of compute options before any data is scored.
+
+        Run by :meth:`compute` and, when they are built, by the training hook and the distributed metric classes,
+        so a bad value fails at once and the same way everywhere. ``return_*`` flags must be bools; the
+        metric's own checks (:meth:`_check_values`: the library's validators) run on the rest. Names are not
+        checked here (evaluate rejects unknown options; the hook checks them against ``_compute``).
+
+        Raises:
+            TypeError / ValueError: a bad value, naming the option.
+        """
+        for key, value in options.items():
+            if key.startswith("return_") and not isinstance(value, bool):
+                raise TypeError(f"{key} must be a bool, got {value!r}")
+        self._check_values(options)
+
+    def _check_values(self, options: dict[str, Any]) -> None:
+        """The metric's option checks (subclasses call the library's validators); none by default."""
+
+    def compute(self, **kwargs: Any) -> Any:
+        """Check the options' values (:meth:`check_option_values`), then compute as evaluate does.
+
+        When the computation fails, the module's cache files (``.arrow`` and its ``.lock`` in evaluate's data
+        directory) are deleted as evaluate deletes them after a successful one, so repeated failures leave nothing
+        behind and the module is ready for the next call.
+        """
+        self.check_option_values(**{k: v for k, v in kwargs.items() if k not in self._text_fields})
+        try:
+            return super().compute(**kwargs)  # type: ignore[misc]
+        except Exception:
+            self._discard_cache_files()
+            raise
+
+    def _discard_cache_files(self) -> None:
+        """Delete this computation's cache files and release their locks (evaluate keeps them after a failure)."""
+        state = vars(self)
+        pairs = list(zip(state.get("filelocks") or [], state.get("file_paths") or [], strict=False))
+        for lock, path in reversed(pairs):
+            with contextlib.suppress(OSError):
+                os.remove(path)
+            lock.release()
+            with contextlib.suppress(OSError):
+                os.remove(lock.lock_file)
+        for name in ("data", "writer", "buf_writer", "filelocks", "file_paths"):
+            if name in state:
+                setattr(self, name, None)
+
     def _text_features(self) -> Any:
         """``datasets.Features`` with one string column per name in ``_text_fields`` (in order)."""
         import datasets
 
         return datasets.Features({name: datasets.Value("string", id="sequence") for name in self._text_fields})
 
-    def add_batch(self, **kwargs: Any) -> None:
-        """Validate every item, then hand the batch to evaluate."""
-        present = {k: kwargs[k] for k in self._text_fields if kwargs.get(k) is not None}
+    def validated(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """The text fields present in ``fields``, every item checked (field and index named on failure)."""
+        present = {k: fields[k] for k in self._text_fields if fields.get(k) is not None}
         if present:
             check_text_fields(allow_empty=self._empty_ok, **present)
+        return present
+
+    def add_batch(self, **kwargs: Any) -> None:
+        """Validate every item, then hand the batch to evaluate."""
+        self.validated(kwargs)
         super().add_batch(**kwargs)  # type: ignore[misc]
 
     def add(self, **kwargs: Any) -> None:
@@ -84,11 +138,14 @@ class ValidatedReferenceLists(ValidatedTextInputs):
             )
         return {**fields, "references": references}
 
+    def validated(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """The text fields present in ``fields``, checked, ``references`` as lists of strings."""
+        present = {k: fields[k] for k in self._text_fields if fields.get(k) is not None}
+        return self._checked(present) if present else present
+
     def add_batch(self, **kwargs: Any) -> None:
         """Validate every item, then hand the batch (references as lists) to evaluate."""
-        present = {k: kwargs[k] for k in self._text_fields if kwargs.get(k) is not None}
-        if present:
-            kwargs.update(self._checked(present))
+        kwargs.update(self.validated(kwargs))
         super(ValidatedTextInputs, self).add_batch(**kwargs)  # type: ignore[misc]
 
     def add(self, **kwargs: Any) -> None:

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from persona_metrics.integrations.distributed import rank_and_size, run_on_main
+
 __all__ = ["DEFAULT_COLUMNS", "ComputeMetrics", "make_compute_metrics", "numbers_only"]
 
 logger = logging.getLogger(__name__)
@@ -161,12 +163,16 @@ class ComputeMetrics:
         """Score the whole evaluation set at once."""
         predictions, references = self._decode_batch(eval_pred)
         if self._n_rows is not None and len(predictions) != self._n_rows:
-            raise ValueError(
-                f"got {len(predictions)} predictions but eval_dataset has {self._n_rows} rows; pass the same "
-                "dataset to make_compute_metrics and to the Trainer"
+            predictions, references = self._drop_padding(predictions, references, 0)
+            if len(predictions) != self._n_rows:
+                raise ValueError(
+                    f"got {len(predictions)} predictions but eval_dataset has {self._n_rows} rows; pass the same "
+                    "dataset to make_compute_metrics and to the Trainer"
+                )
+        return run_on_main(
+            lambda: numbers_only(
+                self._module.compute(predictions=predictions, **references, **self._side, **self._compute_kwargs)
             )
-        return numbers_only(
-            self._module.compute(predictions=predictions, **references, **self._side, **self._compute_kwargs)
         )
 
     # -- streaming ---------------------------------------------------------------------------------
@@ -197,13 +203,18 @@ class ComputeMetrics:
     def _add_batch(self, module: Any, eval_pred: Any) -> int:
         """Decode a batch, add it with its rows of the side columns; return the new offset."""
         predictions, references = self._decode_batch(eval_pred)
-        start, stop = self._offset, self._offset + len(predictions)
+        start = self._offset
+        if self._n_rows is not None and start + len(predictions) > self._n_rows:
+            predictions, references = self._drop_padding(predictions, references, start)
+        stop = start + len(predictions)
         if self._n_rows is not None and stop > self._n_rows:
             raise ValueError(
                 f"streaming compute_metrics got {stop} predictions so far but eval_dataset has {self._n_rows} "
                 "rows; pass the same dataset to make_compute_metrics and to the Trainer"
             )
-        module.add_batch(predictions=predictions, **references, **self._batch_columns(start, stop))
+        if predictions:
+            columns = self._batch_columns(start, stop)
+            run_on_main(lambda: module.add_batch(predictions=predictions, **references, **columns))
         self._offset = stop
         return stop
 
@@ -215,9 +226,33 @@ class ComputeMetrics:
                 "the same dataset to make_compute_metrics and to the Trainer"
             )
         self._offset = 0
-        return numbers_only(module.compute(**self._option_columns(stop), **self._compute_kwargs))
+        options = self._option_columns(stop)
+        return run_on_main(lambda: numbers_only(module.compute(**options, **self._compute_kwargs)))
 
     # -- shared ------------------------------------------------------------------------------------
+
+    def _drop_padding(
+        self, predictions: list[str], references: dict[str, list[str]], start: int
+    ) -> tuple[list[str], dict[str, list[str]]]:
+        """Under ``torch.distributed``, drop the rows past ``eval_dataset``'s end (the Trainer's padding).
+
+        With several processes the Trainer evens out the last batch across ranks by repeating rows from the
+        start of the dataset and gathers them after the real rows; they are not predictions of new rows. In a
+        single process nothing is dropped (a length mismatch is the caller's error).
+        """
+        _, size = rank_and_size()
+        assert self._n_rows is not None
+        keep = max(0, self._n_rows - start)
+        if size == 1 or len(predictions) <= keep:
+            return predictions, references
+        logger.info(
+            "compute_metrics: dropped %d row(s) past the %d rows of eval_dataset: the Trainer's padding of the last "
+            "batch across %d processes",
+            len(predictions) - keep,
+            self._n_rows,
+            size,
+        )
+        return predictions[:keep], {k: v[:keep] for k, v in references.items()}
 
     def _decode_batch(self, eval_pred: Any) -> tuple[list[str], dict[str, list[str]]]:
         """Decoded predictions, and ``{"references": decoded labels}`` if the metric takes references."""
@@ -275,7 +310,9 @@ def make_compute_metrics(
 
     Raises:
         ValueError: an unknown metric name; a side input with no column; a column missing from
-            ``eval_dataset``; a column key or ``compute_kwargs`` key the metric does not take, or given twice. At
+            ``eval_dataset``; a column key or ``compute_kwargs`` key the metric does not take, or given twice; an
+            option value the metric rejects (``distance="rouge-l"``, ``beta=-1``: checked here, not at the first
+            evaluation). At
             evaluation time: a number of predictions that does not match ``eval_dataset``, logits instead of
             generated ids, missing labels for a metric that takes references.
         TypeError: ``eval_dataset`` is not a ``datasets.Dataset`` (a ``DatasetDict``, an ``IterableDataset``) nor a
@@ -285,10 +322,12 @@ def make_compute_metrics(
     name, module = _resolve_metric(metric)
     if getattr(tokenizer, "pad_token_id", None) is None:
         raise ValueError("tokenizer.pad_token_id is not set; it replaces -100 before decoding")
-    inputs = _input_names(module)
+    inputs = input_names(module)
     mapping = {**DEFAULT_COLUMNS.get(name, {}), **(columns or {})}
     _check_side_inputs(name, inputs, mapping)
-    _check_column_keys(module, name, mapping, compute_kwargs)
+    check_option_names(module, name, mapping, compute_kwargs)
+    if hasattr(module, "check_option_values"):  # the bundled modules: the library's checks of every value
+        module.check_option_values(**compute_kwargs)
     side = _read_columns(eval_dataset, mapping)
     n_rows = _num_rows(eval_dataset) if eval_dataset is not None else None
     return ComputeMetrics(
@@ -328,7 +367,7 @@ def _load(name: str) -> Any:
     return persona_metrics.load(name, keep_in_memory=True)
 
 
-def _input_names(module: Any) -> list[str]:
+def input_names(module: Any) -> list[str]:
     """The metric's input features (``predictions``, ``references``, ``personas`` ...), in order."""
     features = module.features
     if isinstance(features, list):
@@ -336,7 +375,7 @@ def _input_names(module: Any) -> list[str]:
     return list(features)
 
 
-def _check_column_keys(module: Any, name: str, mapping: Mapping[str, str], compute_kwargs: Mapping[str, Any]) -> None:
+def check_option_names(module: Any, name: str, mapping: Mapping[str, str], compute_kwargs: Mapping[str, Any]) -> None:
     """Check that column keys and compute options are inputs of the metric, each given once.
 
     Checked when the hook is built, so a typo fails at once, not after the first training epoch.

@@ -5,7 +5,7 @@ the Hub, then its modules cache (``$HF_MODULES_CACHE/evaluate_modules/metrics/ev
 newest ``NAME.py`` by mtime wins). :func:`register` writes the installed metric scripts there, so the bare
 name resolves offline from any directory (``docs/evaluate_conventions.md`` §1.2, §1.7).
 
-This module uses the standard library only (importing evaluate takes seconds).
+This module uses the standard library and persona_metrics.validation only (importing evaluate takes seconds).
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import re
 import shutil
 import tempfile
 import time
-import warnings
 from pathlib import Path
+
+from persona_metrics.validation import warn
 
 logger = logging.getLogger(__name__)
 
@@ -70,12 +71,66 @@ def _newest(pkg: Path, name: str) -> Path | None:
     return max(scripts, key=lambda p: p.stat().st_mtime) if scripts else None
 
 
+#: ``.tmp-*`` build directories older than this (seconds) are left over from a killed run and are removed.
+STALE_TMP_SECONDS = 600
+
+
+def _intact(target: Path, name: str, script: Path) -> bool:
+    """Whether ``target`` holds an undamaged copy of ``script``: the same bytes, its ``__init__.py`` and metadata."""
+    try:
+        same = (target / f"{name}.py").read_bytes() == script.read_bytes()
+        meta = json.loads((target / f"{name}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return same and isinstance(meta, dict) and (target / "__init__.py").is_file()
+
+
+def _remove_stale_tmp(pkg: Path) -> None:
+    """Remove build directories that a killed ``register`` left behind (older than :data:`STALE_TMP_SECONDS`)."""
+    for tmp in pkg.glob(".tmp-*"):
+        try:
+            if time.time() - tmp.stat().st_mtime > STALE_TMP_SECONDS:
+                shutil.rmtree(tmp, ignore_errors=True)
+        except OSError:  # removed by another process meanwhile
+            continue
+
+
+def _install(target: Path, name: str, script: Path) -> None:
+    """Write a fresh copy of ``script`` at ``target``, atomically (a damaged copy there is replaced)."""
+    pkg = target.parent
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=pkg))
+    try:
+        os.chmod(tmp, 0o755)
+        (tmp / "__init__.py").touch()
+        shutil.copyfile(script, tmp / f"{name}.py")
+        meta = {"original file path": str(script), "local file path": str(target / f"{name}.py")}
+        (tmp / f"{name}.json").write_text(json.dumps(meta), encoding="utf-8")
+        if target.exists():  # damaged: move it aside first (a rename cannot replace a non-empty directory)
+            logger.warning("the registered copy of %s in %s is damaged; rewriting it", name, target)
+            os.rename(target, Path(tempfile.mkdtemp(prefix=".tmp-damaged-", dir=pkg)) / "old")
+        try:
+            os.rename(tmp, target)
+            logger.info("registered %s in %s", name, target)
+        except OSError:  # another process registered the same version first
+            if not _intact(target, name, script):
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        for old in pkg.glob(".tmp-damaged-*"):
+            shutil.rmtree(old, ignore_errors=True)
+
+
 def register(names: list[str] | tuple[str, ...] | None = None, namespace: str = DEFAULT_NAMESPACE) -> list[Path]:
     """Copy the bundled metric scripts into evaluate's modules cache so bare names resolve offline.
 
     Idempotent and safe when several processes run it at once: each copy is built in a temporary
-    directory and renamed into place; a lost race leaves the winner's identical copy. The registered copy
-    is made the newest one, so it wins over older registrations (upgrade) and newer ones (downgrade).
+    directory and renamed into place; a lost race leaves the winner's identical copy. A registered copy is
+    verified byte for byte against the installed script and rewritten if it is damaged (truncated, emptied,
+    edited). The registered copy is made the newest one, so it wins over older registrations (upgrade) and
+    newer ones (downgrade). Build directories left by a killed run are removed.
+
+    ``import persona_metrics`` calls this once (see :mod:`persona_metrics`); the fast path reads the six
+    small scripts and their copies and writes nothing.
 
     Args:
         names: metrics to register (default: all bundled metrics).
@@ -92,26 +147,12 @@ def register(names: list[str] | tuple[str, ...] | None = None, namespace: str = 
     done = []
     for name in names if names is not None else available_metrics():
         script = metric_script(name)
-        digest = script_hash(script)
         pkg = metrics_pkg / f"{namespace}--{name}"
         _touch_init(pkg)
-        target = pkg / digest
-        if not (target / f"{name}.py").is_file():
-            tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=pkg))
-            try:
-                os.chmod(tmp, 0o755)
-                (tmp / "__init__.py").touch()
-                shutil.copyfile(script, tmp / f"{name}.py")
-                meta = {"original file path": str(script), "local file path": str(tmp / f"{name}.py")}
-                (tmp / f"{name}.json").write_text(json.dumps(meta), encoding="utf-8")
-                try:
-                    os.rename(tmp, target)
-                    logger.info("registered %s in %s", name, target)
-                except OSError:  # another process registered the same version first
-                    if not (target / f"{name}.py").is_file():
-                        raise
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
+        _remove_stale_tmp(pkg)
+        target = pkg / script_hash(script)
+        if not _intact(target, name, script):
+            _install(target, name, script)
         newest = _newest(pkg, name)
         if newest is not None and newest.parent != target:  # newer than the newest, even a future mtime
             stamp = max(time.time(), newest.stat().st_mtime + 1)
@@ -134,8 +175,8 @@ def warn_if_stale(name: str, loaded_script: str | Path) -> None:
     if loaded.resolve() == installed.resolve() or not loaded.is_file():
         return
     if script_hash(loaded) != script_hash(installed):
-        warnings.warn(
+        warn(
             f"the {name!r} module loaded from {loaded.parent} is not the installed version; "
             "run `persona-metrics register` to update evaluate's cache",
-            stacklevel=2,
+            UserWarning,
         )

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from importlib import resources as importlib_resources
 from pathlib import Path
 
-from tqdm import tqdm
+from persona_metrics.progress import progress_bar
 
 #: Sentences shorter than this many words are left out (too short to be "a sentence").
 MIN_WORDS = 5
@@ -112,7 +112,7 @@ def compute_bertscore_baseline(
     pairs: Sequence[tuple[str, str]],
     model: str | None = None,
     layers: Iterable[int] = MINILM_LAYERS,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> list[BaselineRow]:
     """Mean BERTScore P, R, F1 (no idf, no rescaling) of ``pairs`` at each layer of ``layers``.
 
@@ -120,7 +120,8 @@ def compute_bertscore_baseline(
         pairs: ``(reference, candidate)`` sentence pairs (non-empty texts).
         model: a local model directory or Hub id; ``None``: the packaged all-MiniLM-L6-v2.
         layers: the hidden layers to compute (1-based, as bert_score's ``num_layers``).
-        progress: show a progress bar over the layers.
+        progress: show a progress bar over the layers (``None``: the library's switch,
+            :mod:`persona_metrics.progress`).
 
     Returns:
         One :class:`BaselineRow` per layer, in the order given.
@@ -133,7 +134,7 @@ def compute_bertscore_baseline(
     if not pairs:
         raise ValueError("no sentence pair to compute a baseline from")
     rows = []
-    for layer in tqdm(list(layers), desc="layers", disable=not progress):
+    for layer in progress_bar(list(layers), desc="bertscore baseline: layers", unit="layer", enabled=progress):
         p, r, f = BertScore(model=model, num_layers=layer).precision_recall_f1(pairs)
         rows.append(BaselineRow(layer, float(p.mean()), float(r.mean()), float(f.mean())))
     return rows

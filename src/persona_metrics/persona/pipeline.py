@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
-from tqdm import tqdm
 
 from persona_metrics.persona.quality import BertScoreConfig, score_quality
+from persona_metrics.progress import progress_bar
 
 #: The per-item columns of the pipeline, in output order (``bleurt`` follows when BLEURT is on).
 COMPONENTS: tuple[str, ...] = ("overall_quality", "content_quality", "style_similarity", "rougeLsum", "bertscore_f1")
@@ -28,7 +28,7 @@ def score_items(
     persona_dir: str | Path | None = None,
     centroid_cache: str | Path | None = None,
     batch_size: int = 32,
-    progress: bool = True,
+    progress: bool | None = None,
 ) -> tuple[pd.DataFrame, str]:
     """Persona quality of every row of ``items``, scored ``batch_size`` rows at a time.
 
@@ -40,7 +40,8 @@ def score_items(
         persona_dir: a directory of ``{persona}.txt`` samples to add or override personas.
         centroid_cache: the centroid JSON path.
         batch_size: rows per :func:`score_quality` call.
-        progress: show a progress bar.
+        progress: show a progress bar over the batches (``None``: the library's switch,
+            :mod:`persona_metrics.progress`).
 
     Returns:
         The rows without ``prediction`` / ``reference``, plus :data:`COMPONENTS`, ``band`` (and ``bleurt``),
@@ -55,7 +56,7 @@ def score_items(
         raise ValueError("no summary to score")
     parts, signature = [], ""
     starts = range(0, len(items), batch_size)
-    for start in tqdm(starts, desc="scoring", unit="batch", disable=not progress):
+    for start in progress_bar(starts, desc="persona quality: scoring", unit="batch", enabled=progress):
         chunk = items.iloc[start : start + batch_size]
         result = score_quality(
             chunk["prediction"].tolist(),

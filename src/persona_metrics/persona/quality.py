@@ -7,6 +7,15 @@ The persona-quality methodology (``docs/style.md``):
 * overall_quality = 0.70 × content_quality + 0.30 × style_similarity.
 
 Each component is computed once per item and kept in the result, so every aggregate can be traced back.
+
+References may be one string or a list of strings per prediction (evaluate's ``rouge`` convention, mixed
+forms allowed). An item with several references is scored against each of them and keeps the reference with
+the highest **combined** content score (``content_quality``, the weighted ROUGE-Lsum / BERTScore / BLEURT sum),
+the first one on ties. All content components of the item (``rougeLsum``, ``bertscore_f1``, ``bleurt``) are
+then that reference's, so ``content_quality`` stays their weighted sum; the best is not chosen per component
+(evaluate's ``rouge`` maximises each ROUGE type separately: the two agree when the content weights put
+everything on ROUGE-Lsum). ``ContentResult.reference_index`` says which reference was kept (``docs/style.md``
+§6.2).
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ import csv
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources as importlib_resources
 from pathlib import Path
@@ -24,9 +33,11 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.distances import BertScore, get_distance
+from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.resources import sent_tokenize
 from persona_metrics.signature import Signature
-from persona_metrics.validation import check_text_fields
+from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals, check_bootstrap
+from persona_metrics.validation import check_reference_lists, check_text_fields
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +47,8 @@ CONTENT_WEIGHTS_WITH_BLEURT: Mapping[str, float] = {"rougeLsum": 0.40, "bertscor
 CONTENT_WEIGHTS_WITHOUT_BLEURT: Mapping[str, float] = {"rougeLsum": 0.40, "bertscore": 0.60}
 #: Overall weights (methodology, "Overall Quality"): content 70 %, style 30 %.
 OVERALL_WEIGHTS: Mapping[str, float] = {"content": 0.70, "style": 0.30}
+#: The components of the overall score, in the order of ``overall_weights``.
+OVERALL_WEIGHTS_KEYS: tuple[str, str] = ("content", "style")
 #: Interpretation bands of overall quality (methodology, "Interpretation Scale"), lower bounds.
 QUALITY_BANDS: tuple[tuple[float, str], ...] = (
     (0.80, "Excellent"),
@@ -166,20 +179,21 @@ def _load_bleurt(checkpoint: str) -> tuple[Any, Any]:
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
     try:
-        config = AutoConfig.from_pretrained(checkpoint)
-        if config.model_type == "bleurt":
-            try:
-                import bleurt_pytorch
-            except ImportError as err:
-                raise ModuleNotFoundError(
-                    f"the BLEURT checkpoint {checkpoint!r} needs the bleurt-pytorch package (pip install "
-                    "bleurt-pytorch sentencepiece; its 0.0.1 release does not import under transformers >= 5)"
-                ) from err
-            model = bleurt_pytorch.BleurtForSequenceClassification.from_pretrained(checkpoint)
-            tokenizer = bleurt_pytorch.BleurtTokenizer.from_pretrained(checkpoint)
-        else:
-            model = AutoModelForSequenceClassification.from_pretrained(checkpoint)
-            tokenizer = AutoTokenizer.from_pretrained(checkpoint)
+        with quiet_foreign_progress():
+            config = AutoConfig.from_pretrained(checkpoint)
+            if config.model_type == "bleurt":
+                try:
+                    import bleurt_pytorch
+                except ImportError as err:
+                    raise ModuleNotFoundError(
+                        f"the BLEURT checkpoint {checkpoint!r} needs the bleurt-pytorch package (pip install "
+                        "bleurt-pytorch sentencepiece; its 0.0.1 release does not import under transformers >= 5)"
+                    ) from err
+                model = bleurt_pytorch.BleurtForSequenceClassification.from_pretrained(checkpoint)
+                tokenizer = bleurt_pytorch.BleurtTokenizer.from_pretrained(checkpoint)
+            else:
+                model = AutoModelForSequenceClassification.from_pretrained(checkpoint)
+                tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     except (OSError, ValueError) as err:
         raise OSError(
             f"could not load the BLEURT checkpoint {checkpoint!r} (option bleurt_checkpoint): give a local "
@@ -198,7 +212,8 @@ def bleurt_scores(
 
     model, tokenizer = _load_bleurt(checkpoint)
     out = []
-    for start in range(0, len(predictions), batch_size):
+    starts = range(0, len(predictions), batch_size)
+    for start in progress_bar(starts, desc="bleurt: scoring", unit="batch"):
         refs = list(references[start : start + batch_size])
         cands = list(predictions[start : start + batch_size])
         with torch.no_grad():
@@ -210,7 +225,12 @@ def bleurt_scores(
 # --- content quality -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ContentResult:
-    """Per-item content components and the weighted content quality."""
+    """Per-item content components and the weighted content quality.
+
+    Every component of an item is against the same reference: its only one, or the one of its references with
+    the highest ``content_quality`` (the first on ties), whose position is ``reference_index[i]`` (0 for an
+    item with one reference; ``None`` only for results built by hand).
+    """
 
     rouge_lsum: np.ndarray
     bertscore_f1: np.ndarray
@@ -218,6 +238,7 @@ class ContentResult:
     content_quality: np.ndarray
     weights: dict[str, float]
     config: Signature
+    reference_index: np.ndarray | None = None
 
     @property
     def signature(self) -> str:
@@ -225,43 +246,85 @@ class ContentResult:
         return str(self.config)
 
 
+def check_quality_references(
+    predictions: object, references: object, allow_empty_predictions: bool = False
+) -> list[list[str]]:
+    """Validate ``predictions`` and ``references``; return the references as one list per prediction.
+
+    Args:
+        predictions: a list of strings.
+        references: per prediction, a non-empty string or a non-empty list of non-empty strings.
+        allow_empty_predictions: whether a prediction may be empty (``score_content`` allows it).
+
+    Raises:
+        TypeError: a non-list field or a non-string item (field and index named, ``references[2][1]``).
+        ValueError: no items, different lengths, an empty list of references or an empty text (named).
+    """
+    n = check_text_fields(allow_empty=("predictions",) if allow_empty_predictions else (), predictions=predictions)
+    reference_lists = check_reference_lists(references)
+    if len(reference_lists) != n:
+        raise ValueError(f"references has {len(reference_lists)} items but predictions has {n}; they must align")
+    return reference_lists
+
+
+def best_reference(scores: np.ndarray, counts: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Per item, which of its ``counts[i]`` consecutive candidate ``scores`` is highest (the first on ties).
+
+    Returns:
+        The index within each item's references, and the position in ``scores`` of each item's pick.
+
+    >>> best_reference(np.array([0.2, 0.5, 0.5, 0.9, 0.1]), [3, 2])
+    (array([1, 0]), array([1, 3]))
+    """
+    starts = np.cumsum([0, *counts[:-1]]).astype(np.int64)
+    index = np.array([int(np.argmax(scores[s : s + c])) for s, c in zip(starts, counts, strict=True)], dtype=np.int64)
+    return index, starts + index
+
+
 def score_content(
     predictions: Sequence[str],
-    references: Sequence[str],
+    references: Sequence[str | Sequence[str]],
     *,
     bertscore: BertScoreConfig | None = None,
     bleurt_checkpoint: str | None = None,
     weights: Mapping[str, float] | None = None,
 ) -> ContentResult:
-    """Content quality of each prediction against its reference.
+    """Content quality of each prediction against its reference (its best one, when it has several).
+
+    An item with several references is scored against each (each unique text is embedded once) and keeps the
+    reference with the highest content quality; all its components are that reference's (module docstring).
 
     Args:
         predictions: generated summaries (an empty one scores 0 on ROUGE and BERTScore F1 = 0 raw).
-        references: reference summaries (non-empty).
+        references: per prediction, a reference summary or a list of them (non-empty).
         bertscore: BERTScore settings (default: packaged MiniLM, layer 6, rescaled with the shipped baseline).
         bleurt_checkpoint: a BLEURT checkpoint (local path or Hub id) to include BLEURT; ``None`` = off.
         weights: content weights; default 0.40/0.30/0.30 with BLEURT, 0.40/0.60 without.
 
     Raises:
-        TypeError / ValueError: bad inputs or weights (naming the field / key).
+        TypeError / ValueError: bad inputs or weights (naming the field and index / key).
     """
-    check_text_fields(allow_empty=("predictions",), predictions=predictions, references=references)
+    reference_lists = check_quality_references(predictions, references, allow_empty_predictions=True)
     config = bertscore or BertScoreConfig()
     keys = ("rougeLsum", "bertscore", "bleurt") if bleurt_checkpoint else ("rougeLsum", "bertscore")
     default = CONTENT_WEIGHTS_WITH_BLEURT if bleurt_checkpoint else CONTENT_WEIGHTS_WITHOUT_BLEURT
     w = check_weights(weights if weights is not None else default, keys, "content_weights")
-    lsum = rouge_lsum(predictions, references)
-    f1, bs_signature = bertscore_f1(predictions, references, config)
-    bleurt = bleurt_scores(predictions, references, bleurt_checkpoint) if bleurt_checkpoint else None
+    preds = [p for p, refs in zip(predictions, reference_lists, strict=True) for _ in refs]
+    refs = [r for item in reference_lists for r in item]
+    lsum = rouge_lsum(preds, refs)
+    f1, bs_signature = bertscore_f1(preds, refs, config)
+    bleurt = bleurt_scores(preds, refs, bleurt_checkpoint) if bleurt_checkpoint else None
     content = w["rougeLsum"] * lsum + w["bertscore"] * f1
     if bleurt is not None:
         content = content + w["bleurt"] * bleurt
+    index, pick = best_reference(content, [len(item) for item in reference_lists])
     made = (
         Signature.of(rougeLsum="punkt,porter")
         + bs_signature
         + Signature.of(bleurt=bleurt_checkpoint or "off", content_w=",".join(f"{k}={v:g}" for k, v in w.items()))
     )
-    return ContentResult(lsum, f1, bleurt, content, w, made)
+    picked_bleurt = None if bleurt is None else bleurt[pick]
+    return ContentResult(lsum[pick], f1[pick], picked_bleurt, content[pick], w, made, index)
 
 
 @dataclass(frozen=True)
@@ -275,6 +338,8 @@ class QualityResult:
         weights: the overall weights used.
         config: how it was made (:attr:`signature` prints it with the version).
         bands: the interpretation band of each item's overall quality.
+        intervals: ``{component: (lo, hi)}``, the 95 % item-bootstrap interval of each component's mean (all on
+            the same resamples), when asked for (:meth:`with_bootstrap`, ``score_quality(bootstrap=N)``).
     """
 
     content: ContentResult
@@ -283,6 +348,7 @@ class QualityResult:
     weights: dict[str, float]
     config: Signature
     bands: tuple[str, ...] = field(default=())
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     @property
     def signature(self) -> str:
@@ -312,9 +378,35 @@ class QualityResult:
         out["band"] = list(self.bands)
         return out
 
+    def with_bootstrap(self, bootstrap: int, seed: int = DEFAULT_BOOTSTRAP_SEED) -> QualityResult:
+        """This result with 95 % item-bootstrap intervals of every component's mean (``bootstrap`` 0: unchanged).
+
+        Args:
+            bootstrap: item resamples (0 = off, else >= 2); the signature records ``bootstrap:N,seed:S``.
+            seed: the seed (every component on the same resamples).
+
+        Raises:
+            ValueError / TypeError: a bad ``bootstrap`` or ``seed`` (named).
+        """
+        bootstrap, seed = check_bootstrap(bootstrap, seed)
+        if not bootstrap:
+            return self
+        return replace(
+            self,
+            intervals=bootstrap_intervals(self.components(), bootstrap, seed),
+            config=self.config + Signature.of(bootstrap=f"{bootstrap},seed:{seed}"),
+        )
+
     def as_dict(self, per_item: bool = False, signature: bool = False) -> dict[str, Any]:
-        """The means, plus ``per_item`` lists and the ``signature`` string when asked for."""
-        out: dict[str, Any] = dict(self.means())
+        """The means, plus ``per_item`` lists and the ``signature`` string when asked for.
+
+        Each mean is followed by its interval, ``<name>_ci_low`` / ``<name>_ci_high``, when one was computed.
+        """
+        out: dict[str, Any] = {}
+        for name, mean in self.means().items():
+            out[name] = mean
+            if name in self.intervals:
+                out[f"{name}_ci_low"], out[f"{name}_ci_high"] = self.intervals[name]
         if per_item:
             out["per_item"] = self.per_item()
         if signature:
@@ -338,7 +430,7 @@ def combine_quality(
     weights: Mapping[str, float] | None,
 ) -> QualityResult:
     """Overall = w_content × content_quality + w_style × style_similarity, per item."""
-    w = check_weights(weights if weights is not None else OVERALL_WEIGHTS, ("content", "style"), "overall_weights")
+    w = check_weights(weights if weights is not None else OVERALL_WEIGHTS, OVERALL_WEIGHTS_KEYS, "overall_weights")
     style = np.asarray(style_similarity, dtype=np.float64)
     overall = w["content"] * content.content_quality + w["style"] * style
     config = content.config + style_config + Signature.of(overall_w=f"content={w['content']:g},style={w['style']:g}")
@@ -347,7 +439,7 @@ def combine_quality(
 
 def score_quality(
     predictions: Sequence[str],
-    references: Sequence[str],
+    references: Sequence[str | Sequence[str]],
     personas: Sequence[str],
     *,
     bertscore: BertScoreConfig | None = None,
@@ -358,12 +450,15 @@ def score_quality(
     persona_dir: str | Path | None = None,
     centroid_cache: str | Path | None = None,
     style_method: str = "jsd",
+    bootstrap: int = 0,
+    seed: int = DEFAULT_BOOTSTRAP_SEED,
 ) -> QualityResult:
     """Overall persona quality: ``0.70 × content_quality + 0.30 × style_similarity`` (weights configurable).
 
     Args:
         predictions: generated summaries (each must contain a word: style is undefined for empty text).
-        references: reference summaries.
+        references: per prediction, a reference summary or a list of them; with several, the content
+            components are those of the reference with the highest content quality (:func:`score_content`).
         personas: target persona per item.
         bertscore: BERTScore settings (default: packaged MiniLM, rescaled with the shipped baseline).
         bleurt_checkpoint: BLEURT checkpoint to include BLEURT (``None`` = off, weights 0.40/0.60).
@@ -373,15 +468,21 @@ def score_quality(
         persona_dir: a directory of ``{persona}.txt`` persona samples.
         centroid_cache: centroid JSON path.
         style_method: the style similarity method (:data:`persona_metrics.persona.style.STYLE_METHODS`).
+        bootstrap: item resamples for 95 % percentile intervals of every component's mean (0 = off, else >= 2;
+            :meth:`QualityResult.with_bootstrap`).
+        seed: bootstrap seed.
 
     Raises:
-        TypeError / ValueError: bad inputs, unknown personas or weights that do not sum to 1 (named).
+        TypeError / ValueError: bad inputs, unknown personas, weights that do not sum to 1, or a bad
+            ``bootstrap`` / ``seed`` (named).
     """
     from persona_metrics.persona.style import score_style
 
-    check_text_fields(predictions=predictions, references=references, personas=personas)
+    reference_lists = check_quality_references(predictions, references)
+    check_text_fields(predictions=predictions, personas=personas)
+    check_bootstrap(bootstrap, seed)  # fail before any model work
     if overall_weights is not None:  # fail before any model work
-        check_weights(overall_weights, ("content", "style"), "overall_weights")
+        check_weights(overall_weights, OVERALL_WEIGHTS_KEYS, "overall_weights")
     style = score_style(
         predictions,
         personas,
@@ -391,6 +492,6 @@ def score_quality(
         centroid_cache=centroid_cache,
     )
     content = score_content(
-        predictions, references, bertscore=bertscore, bleurt_checkpoint=bleurt_checkpoint, weights=content_weights
+        predictions, reference_lists, bertscore=bertscore, bleurt_checkpoint=bleurt_checkpoint, weights=content_weights
     )
-    return combine_quality(content, style.scores, style.config, overall_weights)
+    return combine_quality(content, style.scores, style.config, overall_weights).with_bootstrap(bootstrap, seed)

@@ -16,7 +16,7 @@ import math
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources as importlib_resources
 from pathlib import Path
@@ -28,6 +28,7 @@ from scipy.special import rel_entr
 from persona_metrics.persona.stylometry import FEATURE_SET_VERSION, STYLE_FEATURES, feature_vector, raw_features
 from persona_metrics.resources import cache_dir
 from persona_metrics.signature import Signature
+from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals, check_bootstrap
 from persona_metrics.validation import check_text_fields
 
 logger = logging.getLogger(__name__)
@@ -289,6 +290,8 @@ class StyleResult:
         nearest: the persona whose centroid is most similar to each item.
         features: per item, ``{feature: (summary value, centroid value)}`` in normalised units, when asked for.
         config: feature-set version, method and the samples hash (:attr:`signature` prints it).
+        intervals: ``{"style_similarity": (lo, hi)}``, the 95 % item-bootstrap interval of the mean, when asked
+            for (``bootstrap=N``); empty otherwise.
     """
 
     scores: np.ndarray
@@ -296,6 +299,7 @@ class StyleResult:
     nearest: tuple[str, ...]
     features: tuple[dict[str, tuple[float, float]], ...] | None
     config: Signature
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     @property
     def signature(self) -> str:
@@ -308,8 +312,24 @@ class StyleResult:
         return float(self.scores.mean())
 
     def as_dict(self, features: bool = False, nearest: bool = False, signature: bool = False) -> dict[str, Any]:
-        """``style_similarity`` (mean) and ``scores``; per-item features, nearest persona and band on request."""
-        out: dict[str, Any] = {"style_similarity": self.mean, "scores": self.scores.tolist()}
+        """``style_similarity`` (mean), its interval when computed, and ``scores``; more on request.
+
+        Args:
+            features: add ``features``, per item ``{feature: [summary value, centroid value]}``.
+            nearest: add ``nearest_persona`` and ``bands`` (per item).
+            signature: add the signature string.
+
+        Returns:
+            ``style_similarity``, ``style_similarity_ci_low`` / ``_ci_high`` (with a bootstrap), ``scores`` and
+            what was asked for.
+
+        Raises:
+            ValueError: ``features`` asked for but not computed.
+        """
+        out: dict[str, Any] = {"style_similarity": self.mean}
+        for name, (lo, hi) in self.intervals.items():
+            out[f"{name}_ci_low"], out[f"{name}_ci_high"] = lo, hi
+        out["scores"] = self.scores.tolist()
         if features:
             if self.features is None:
                 raise ValueError("features were not computed: score with return_features=True")
@@ -335,6 +355,8 @@ def score_style(
     persona_dir: str | Path | None = None,
     centroid_cache: str | Path | None = None,
     return_features: bool = False,
+    bootstrap: int = 0,
+    seed: int = DEFAULT_BOOTSTRAP_SEED,
 ) -> StyleResult:
     """Style similarity of each prediction to its persona's centroid.
 
@@ -348,14 +370,17 @@ def score_style(
         persona_dir: a directory of ``{persona}.txt`` files (samples separated by ``---`` lines).
         centroid_cache: centroid JSON path (default ``cache_dir()/persona_centroids.json``).
         return_features: also return each item's normalised features next to the centroid's.
+        bootstrap: item resamples for a 95 % percentile interval of the mean similarity (0 = off, else >= 2).
+        seed: bootstrap seed.
 
     Raises:
-        TypeError: a non-string item (field and index named).
-        ValueError: an unknown persona or method (index and known values named), mismatched lengths, or a
-            prediction without words (index named).
+        TypeError: a non-string item (field and index named), or a seed that is not an int.
+        ValueError: an unknown persona or method (index and known values named), mismatched lengths, a
+            prediction without words (index named), or a bad ``bootstrap``.
     """
     check_text_fields(predictions=predictions, personas=personas)
     check_style_method(method)
+    bootstrap, seed = check_bootstrap(bootstrap, seed)
     samples = resolve_samples(persona_samples, persona_dir)
     for i, persona in enumerate(personas):
         if persona not in samples:
@@ -371,14 +396,20 @@ def score_style(
             centroid = model.centroids[persona]
             features.append({n: (float(v), float(c)) for n, v, c in zip(STYLE_FEATURES, vec, centroid, strict=True)})
     measure = Signature.of(jsd="base2") if method == "jsd" else Signature.of(zscore="mean-gauss")
+    config = Signature.of("style", features=f"v{FEATURE_SET_VERSION}") + measure
+    config += Signature.of(samples=samples_hash(samples)[:12])
+    similarity = np.array(scores)
+    intervals: dict[str, tuple[float, float]] = {}
+    if bootstrap:
+        intervals = bootstrap_intervals({"style_similarity": similarity}, bootstrap, seed)
+        config += Signature.of(bootstrap=f"{bootstrap},seed:{seed}")
     return StyleResult(
-        scores=np.array(scores),
+        scores=similarity,
         personas=tuple(personas),
         nearest=tuple(nearest),
         features=tuple(features) if return_features else None,
-        config=Signature.of("style", features=f"v{FEATURE_SET_VERSION}")
-        + measure
-        + Signature.of(samples=samples_hash(samples)[:12]),
+        config=config,
+        intervals=intervals,
     )
 
 

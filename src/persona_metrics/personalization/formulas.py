@@ -15,6 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
+# The document bootstrap (docs/perseval.md §8.1) lives with the paired tests; re-exported here.
+from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED as DEFAULT_BOOTSTRAP_SEED
+from persona_metrics.significance import bootstrap_interval as bootstrap_interval
+
 # --- constants (each with its source) ------------------------------------------------------------
 #: ε in the DEGRESS proportion r_jk (eq. 1); the authors' code hard-codes 1e-5.
 DEGRESS_EPSILON = 1e-5
@@ -31,8 +35,6 @@ PENALTY_SLOPE_EXPONENT = 1.0
 #: P-Acc hyper-parameters of the paper's Table 8 (eq. 3): α = 0.5, β = 1.
 DEFAULT_P_ACC_ALPHA = 0.5
 DEFAULT_P_ACC_BETA = 1.0
-#: Seed of the document bootstrap when none is given (any fixed value; recorded in the signature).
-DEFAULT_BOOTSTRAP_SEED = 12345
 
 
 # --- pure formulas ---------------------------------------------------------------------------------
@@ -186,11 +188,3 @@ def aggregate(
 def accuracy_similarity(accuracy_distance: float) -> float:
     """``Score_Acc`` of eq. 3: one minus the mean accuracy distance."""
     return 1.0 - accuracy_distance
-
-
-def bootstrap_interval(per_document: np.ndarray, n: int, seed: int) -> tuple[float, float]:
-    """95 % percentile interval of the mean of ``per_document`` under resampling of documents with replacement."""
-    rng = np.random.default_rng(seed)
-    means = per_document[rng.integers(0, len(per_document), size=(n, len(per_document)))].mean(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
-    return float(lo), float(hi)

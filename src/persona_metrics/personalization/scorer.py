@@ -11,8 +11,7 @@ a plain dict), so no app or script averages scores itself.
 from __future__ import annotations
 
 import logging
-import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +28,7 @@ from persona_metrics.personalization.formulas import (
 )
 from persona_metrics.personalization.params import PersevalParams
 from persona_metrics.signature import Signature
-from persona_metrics.validation import PersonaMetricsWarning, check_text_fields
+from persona_metrics.validation import check_text_fields, warn
 
 logger = logging.getLogger(__name__)
 
@@ -201,7 +200,7 @@ class PersonalizationResult:
 
 
 # --- entry point -------------------------------------------------------------------------------------
-def resolve_distance(distance: str | Distance, distance_options: dict | None = None) -> Distance:
+def resolve_distance(distance: str | Distance, distance_options: Mapping[str, Any] | None = None) -> Distance:
     """A :class:`Distance` from a registry name (with options) or an instance."""
     if isinstance(distance, Distance):
         if distance_options:
@@ -209,7 +208,28 @@ def resolve_distance(distance: str | Distance, distance_options: dict | None = N
         return distance
     if not isinstance(distance, str):
         raise TypeError(f"distance must be a name (str) or a Distance instance, got {type(distance).__name__}")
+    if distance_options is not None and not isinstance(distance_options, Mapping):
+        raise TypeError(f"distance_options must be a mapping of option name to value, got {distance_options!r}")
     return get_distance(distance, **(distance_options or {}))
+
+
+def check_options(
+    distance: str | Distance = DEFAULT_DISTANCE, distance_options: Mapping[str, Any] | None = None, **params: Any
+) -> tuple[Distance, PersevalParams]:
+    """The distance and hyper-parameters an option set describes: the checks every entry point runs.
+
+    The evaluate modules, the training hook and the distributed metric classes call this before scoring (the
+    distance is built, not run: models load on first use).
+
+    Args:
+        distance: a registry name or a :class:`Distance` instance.
+        distance_options: keyword options of a named distance.
+        **params: :class:`PersevalParams` fields (``alpha``, ``beta``, ``gamma``, ``p_acc_alpha``, ...).
+
+    Raises:
+        TypeError / ValueError: an unknown distance or option, a value outside its range (named).
+    """
+    return resolve_distance(distance, distance_options), PersevalParams(**params)
 
 
 def _off_diagonal(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -273,11 +293,9 @@ class PersonalizationScorer:
             )
         if self.num_excluded_documents:
             shown = ", ".join(repr(g.key)[:40] for g in groups if len(g.indices) < 2)[:130]
-            warnings.warn(
+            warn(
                 f"{self.num_excluded_documents} of {len(groups)} documents have a single reference and are "
-                f"excluded ({shown}); see num_excluded_documents",
-                PersonaMetricsWarning,
-                stacklevel=2,
+                f"excluded ({shown}); see num_excluded_documents"
             )
         self._ref_side = self._side(self.references)
 

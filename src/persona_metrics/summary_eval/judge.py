@@ -22,7 +22,6 @@ import math
 import os
 import re
 import tempfile
-import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -30,8 +29,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from persona_metrics.progress import progress_bar
 from persona_metrics.signature import Signature
-from persona_metrics.validation import PersonaMetricsWarning
+from persona_metrics.validation import warn
 
 logger = logging.getLogger(__name__)
 
@@ -237,12 +237,12 @@ class JudgeCache:
             self.misses += 1
             return None
         except (OSError, ValueError) as err:
-            warnings.warn(f"ignoring unreadable judge cache entry {path}: {err}", PersonaMetricsWarning, stacklevel=2)
+            warn(f"ignoring unreadable judge cache entry {path}: {err}")
             self.misses += 1
             return None
         ok = isinstance(entry, dict) and entry.get("key") == key and isinstance(entry.get("content"), str)
         if not ok or not isinstance(entry.get("logprobs"), list | type(None)):
-            warnings.warn(f"ignoring invalid judge cache entry {path}", PersonaMetricsWarning, stacklevel=2)
+            warn(f"ignoring invalid judge cache entry {path}")
             self.misses += 1
             return None
         self.hits += 1
@@ -467,11 +467,9 @@ class Judge:
         except (openai.BadRequestError, openai.InternalServerError, openai.UnprocessableEntityError) as err:
             if fmt == "none":
                 raise JudgeError(f"the judge at {self.host} failed on model {self.model!r}: {err}") from err
-            warnings.warn(
+            warn(
                 f"the judge at {self.host} rejected response_format={fmt!r} ({type(err).__name__}); "
-                "retrying without it (response_format='none' from now on)",
-                PersonaMetricsWarning,
-                stacklevel=3,
+                "retrying without it (response_format='none' from now on)"
             )
             self.options.response_format = "none"
         try:
@@ -519,11 +517,13 @@ class Judge:
         """Judge aligned pairs, each unique pair once, at most ``concurrency`` calls at a time."""
         pairs = list(zip(summaries, sources, strict=True))
         unique = list(dict.fromkeys(pairs))
+        desc = "summary_eval: judging"
         if self.options.concurrency == 1 or len(unique) == 1:
-            verdicts = [self.judge(s, d) for s, d in unique]
+            verdicts = [self.judge(s, d) for s, d in progress_bar(unique, desc=desc, unit="pair")]
         else:
             with ThreadPoolExecutor(max_workers=self.options.concurrency) as pool:
-                verdicts = list(pool.map(lambda pair: self.judge(*pair), unique))
+                answers = pool.map(lambda pair: self.judge(*pair), unique)
+                verdicts = list(progress_bar(answers, desc=desc, total=len(unique), unit="pair"))
         found = dict(zip(unique, verdicts, strict=True))
         return [found[pair] for pair in pairs]
 

@@ -21,6 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.vert.vectors import signature_safe
 
@@ -32,6 +33,8 @@ WORDLLAMA = "wordllama"
 MINILM = "minilm"
 #: The encoders selectable by name.
 ENCODER_NAMES: tuple[str, ...] = (WORDLLAMA, MINILM)
+#: Texts per sentence-transformers call; a longer list is encoded in chunks under a progress bar.
+ENCODE_CHUNK = 1024
 #: WordLlama configuration and dimension used.
 WORDLLAMA_CONFIG = "l2_supercat"
 WORDLLAMA_DIM = 256
@@ -96,7 +99,8 @@ def _sentence_transformer(path: str, device: str | None) -> Any:
     from sentence_transformers import SentenceTransformer
 
     try:
-        return SentenceTransformer(path, device=device)
+        with quiet_foreign_progress():
+            return SentenceTransformer(path, device=device)
     except (OSError, ValueError) as err:
         raise OSError(
             f"encoder {path!r} could not be loaded as a sentence-transformers model: it must be a local model "
@@ -126,10 +130,27 @@ class SentenceTransformerEncoder:
         return _sentence_transformer(self.path, self.device)
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        """Embeddings of ``texts`` (not normalised; VERT takes the cosine)."""
-        out = self._model().encode(
-            list(texts), batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
-        )
+        """Embeddings of ``texts`` (not normalised; VERT takes the cosine).
+
+        Up to :data:`ENCODE_CHUNK` texts go to sentence-transformers in one call. More are sorted by length
+        (longest first, as sentence-transformers batches them) and encoded a chunk at a time under the
+        library's progress bar (``"sentence encoder: embedding"``).
+        """
+        model, texts = self._model(), list(texts)
+        if len(texts) <= ENCODE_CHUNK:
+            return self._encode(model, texts)
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        parts = []
+        with progress_bar(desc="sentence encoder: embedding", total=len(texts), unit="text") as bar:
+            for start in range(0, len(order), ENCODE_CHUNK):
+                parts.append(self._encode(model, [texts[i] for i in order[start : start + ENCODE_CHUNK]]))
+                bar.update(len(parts[-1]))
+        out = np.empty((len(texts), parts[0].shape[1]), dtype=parts[0].dtype)
+        out[order] = np.concatenate(parts)
+        return out
+
+    def _encode(self, model: Any, texts: list[str]) -> np.ndarray:
+        out = model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False)
         return np.asarray(out)
 
     def signature(self) -> Signature:

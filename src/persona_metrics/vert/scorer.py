@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from persona_metrics.progress import progress_bar
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.validation import check_reference_lists, check_text_fields
 from persona_metrics.vert.encoders import SentenceEncoder, embed_texts, resolve_encoder
@@ -260,7 +261,8 @@ class VertScorer:
         sims[left == right] = 1.0  # a text against itself (never empty: references are not): exactly 1
         if self.clip_negative_sim:
             sims = np.maximum(sims, 0.0)
-        raw = np.array([word_movers_distance(prepared[a], prepared[b]) for a, b in pair_of], dtype=np.float64)
+        solves = progress_bar(pair_of, desc="vert: word mover's distance", unit="pair")
+        raw = np.array([word_movers_distance(prepared[a], prepared[b]) for a, b in solves], dtype=np.float64)
         wmds = np.asarray(capped_wmd(raw, self.max_wmd))
         verts = np.asarray(vert_score(sims, wmds, self.alpha, self.max_wmd))
 

@@ -1,0 +1,253 @@
+"""``torch.distributed`` plumbing shared by the training hook and the distributed metric classes.
+
+Two operations, both no-ops in a single process (no process group, or a group of one):
+
+* :func:`run_on_main` computes on rank 0 only and hands the result (or the exception) to every rank, so an
+  expensive metric (BERTScore) runs once per evaluation instead of once per GPU and every rank sees the same
+  numbers (what ``transformers`` expects of ``compute_metrics``: it uses them on every rank for
+  ``metric_for_best_model``);
+* :func:`gather_objects` concatenates per-rank lists in rank order (``all_gather_object``), so the metric
+  classes work on any backend (gloo on CPU, NCCL on GPU) and with uneven shards.
+
+And one ``torchmetrics``-style class per bundled metric (:class:`PersevalMetric`, :class:`DegressMetric`,
+:class:`PersonaQualityMetric`, :class:`PersonaStyleMetric`, :class:`VertMetric`, :class:`SummaryEvalMetric`):
+``update`` on each rank, ``compute`` equal to a single-process result on every rank.
+
+torch is imported on first use only, and only when it is already installed (the library does not need it).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = [
+    "DegressMetric",
+    "DistributedMetric",
+    "PersevalMetric",
+    "PersonaQualityMetric",
+    "PersonaStyleMetric",
+    "SummaryEvalMetric",
+    "VertMetric",
+    "gather_objects",
+    "rank_and_size",
+    "run_on_main",
+]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def rank_and_size() -> tuple[int, int]:
+    """``(rank, world size)`` of the default process group, ``(0, 1)`` when none is initialised."""
+    if importlib.util.find_spec("torch") is None:
+        return 0, 1
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()):
+        return 0, 1
+    return dist.get_rank(), dist.get_world_size()
+
+
+def run_on_main(fn: Callable[[], T]) -> T:
+    """Call ``fn`` on rank 0 only and return its result on every rank.
+
+    In a single process this is just ``fn()``. Under a process group, rank 0 calls ``fn`` and broadcasts either
+    the result or the exception it raised; every rank then returns the same result or raises the same
+    exception, so no rank is left waiting in a collective when the metric fails.
+    """
+    rank, size = rank_and_size()
+    if size == 1:
+        return fn()
+    import torch.distributed as dist
+
+    payload: list[Any] = [None, None]
+    if rank == 0:
+        try:
+            payload = [fn(), None]
+        except Exception as err:  # handed to every rank, then raised everywhere
+            payload = [None, err]
+    dist.broadcast_object_list(payload, src=0)
+    result, error = payload
+    if error is not None:
+        raise error
+    return result  # type: ignore[no-any-return]
+
+
+def gather_objects(items: list[Any]) -> list[Any]:
+    """Every rank's ``items`` concatenated in rank order (``items`` itself in a single process)."""
+    _, size = rank_and_size()
+    if size == 1:
+        return list(items)
+    import torch.distributed as dist
+
+    parts: list[Any] = [None] * size
+    dist.all_gather_object(parts, list(items))
+    return [item for part in parts for item in part]
+
+
+# --- torchmetrics-style metric classes ----------------------------------------------------------------------
+class DistributedMetric:
+    """A bundled metric as a ``torchmetrics``-style accumulator: ``update`` per batch, ``compute`` at the end.
+
+    Each process adds its own shard with :meth:`update`; :meth:`compute` gathers every process's rows over
+    ``torch.distributed`` (any backend; with NCCL set the CUDA device first, as ``all_gather_object`` requires),
+    scores them once on rank 0 with the metric's ``evaluate`` module and returns the same result on every rank,
+    equal to a single-process ``compute`` of all rows. Without a process group it is a plain accumulator.
+
+    Order: without ``indices`` the rows are scored in rank order (rank 0's rows, then rank 1's ...), which is the
+    dataset order for contiguous shards. With ``indices`` (the dataset row of each item, e.g. the sampler's
+    indices) the rows are sorted by index and repeated indices are dropped: ``DistributedSampler`` pads the last
+    shard by repeating rows, and those duplicates must not count twice. A repeated index with different content
+    is an error.
+
+    ``compute`` does not reset the state (call :meth:`reset` for the next evaluation), as in torchmetrics.
+
+    Args:
+        **options: the metric's compute options (``distance="jsd"``, ``beta=2.0`` ...), checked here by the
+            library's own checks, so a bad value fails when the object is built.
+
+    Raises:
+        ValueError / TypeError: an unknown option or a bad value (named).
+
+    Example::
+
+        metric = PersevalMetric(distance="rougeL")
+        for batch in loader:  # each rank its own shard
+            metric.update(predictions=..., references=..., documents=..., indices=batch["idx"])
+        result = metric.compute()  # the same dict on every rank
+    """
+
+    #: The bundled metric's name (set by each subclass).
+    name: str = ""
+    #: Per-item inputs that are compute options of the module rather than features (``document_ids``).
+    row_options: tuple[str, ...] = ()
+
+    def __init__(self, **options: Any) -> None:
+        from persona_metrics import load
+        from persona_metrics.integrations.hooks import check_option_names, input_names
+
+        self._module = load(self.name, keep_in_memory=True)
+        check_option_names(self._module, self.name, {}, {k: v for k, v in options.items()})
+        clash = sorted(set(options) & set(self.row_options))
+        if clash:
+            raise ValueError(f"{clash} are per-item inputs of {self.name!r}: pass them to update(), not here")
+        self._module.check_option_values(**options)
+        self._options = dict(options)
+        self._features = tuple(input_names(self._module))
+        self._rows: list[dict[str, Any]] = []
+
+    def reset(self) -> None:
+        """Forget the rows added so far (on this rank)."""
+        self._rows = []
+
+    def update(self, *, indices: Any = None, **batch: Any) -> None:
+        """Add one batch of this rank's rows.
+
+        Args:
+            indices: optional dataset row index of each item (ints); see the class docstring.
+            **batch: the metric's inputs (``predictions``, ``references``, ...; ``document_ids`` where the
+                metric takes it), aligned lists; checked item by item (field and index named).
+
+        Raises:
+            ValueError / TypeError: a missing or unknown input, lists of different lengths, a bad item.
+        """
+        missing = [k for k in self._features if batch.get(k) is None]
+        unknown = sorted(set(batch) - set(self._features) - set(self.row_options))
+        if missing or unknown:
+            raise ValueError(
+                f"{self.name}.update needs {list(self._features)} (and optionally {list(self.row_options)}); "
+                f"missing {missing}, unknown {unknown}"
+            )
+        columns = self._module.validated(batch)
+        for key in (*self.row_options, "indices"):
+            values = indices if key == "indices" else batch.get(key)
+            if values is None:
+                continue
+            if isinstance(values, str | bytes) or not hasattr(values, "__len__"):
+                raise TypeError(f"{key} must be a list with one value per item, got {type(values).__name__}")
+            columns[key] = [int(i) for i in _as_list(values)] if key == "indices" else _as_list(values)
+        n = len(columns["predictions"])
+        for key, values in columns.items():
+            if len(values) != n:
+                raise ValueError(f"{key} has {len(values)} items but predictions has {n}; they must align")
+        self._rows.extend(dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True))
+
+    def compute(self) -> dict[str, Any]:
+        """Gather every rank's rows, score them once (rank 0) and return the result on every rank.
+
+        Raises:
+            ValueError: no rows on any rank; ``indices`` given for some rows only; a repeated index with
+                different content. The metric's own errors are raised on every rank.
+        """
+        rows = _ordered(gather_objects(self._rows), self.name)
+        columns = {key: [row[key] for row in rows] for key in rows[0] if key != "indices"}
+        return run_on_main(lambda: self._module.compute(**columns, **self._options))  # type: ignore[no-any-return]
+
+
+def _as_list(values: Any) -> list[Any]:
+    """A list from a list, tuple, numpy array or tensor (moved to the CPU)."""
+    if hasattr(values, "detach"):
+        values = values.detach().cpu()
+    return list(values.tolist() if hasattr(values, "tolist") else values)
+
+
+def _ordered(rows: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    """The gathered rows, sorted by ``indices`` with repeats dropped when indices were given."""
+    if not rows:
+        raise ValueError(f"{name}.compute() called before any update() on any rank")
+    with_index = sum("indices" in row for row in rows)
+    if with_index == 0:
+        return rows
+    if with_index != len(rows):
+        raise ValueError(f"indices were given for {with_index} of {len(rows)} rows; give them for every update")
+    unique: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        seen = unique.setdefault(row["indices"], row)
+        if seen != row:
+            raise ValueError(f"index {row['indices']} was added twice with different content")
+    dropped = len(rows) - len(unique)
+    if dropped:
+        logger.info("%s: dropped %d repeated row(s) (the sampler's padding)", name, dropped)
+    return [unique[i] for i in sorted(unique)]
+
+
+class PersevalMetric(DistributedMetric):
+    """PerSEval (``perseval``) over ``torch.distributed``; inputs predictions, references, documents."""
+
+    name = "perseval"
+    row_options = ("document_ids",)
+
+
+class DegressMetric(DistributedMetric):
+    """DEGRESS / EGISES / P-Acc (``degress``) over ``torch.distributed``."""
+
+    name = "degress"
+    row_options = ("document_ids",)
+
+
+class PersonaQualityMetric(DistributedMetric):
+    """Persona quality (``persona_quality``) over ``torch.distributed``; inputs predictions, references, personas."""
+
+    name = "persona_quality"
+
+
+class PersonaStyleMetric(DistributedMetric):
+    """Persona style fidelity (``persona_style``) over ``torch.distributed``; inputs predictions, personas."""
+
+    name = "persona_style"
+
+
+class VertMetric(DistributedMetric):
+    """VERT (``vert``) over ``torch.distributed``; inputs predictions, references."""
+
+    name = "vert"
+
+
+class SummaryEvalMetric(DistributedMetric):
+    """SummaryEval (``summary_eval``) over ``torch.distributed``; inputs predictions, sources."""
+
+    name = "summary_eval"

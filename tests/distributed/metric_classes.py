@@ -1,0 +1,55 @@
+"""The distributed metric classes under ``torch.distributed.run --nproc_per_node 2`` (gloo), two ways of sharding.
+
+    python -m torch.distributed.run --standalone --nproc_per_node 2 tests/distributed/metric_classes.py OUT
+
+* ``contiguous``: rank 0 adds rows 0-16, rank 1 rows 17-30 (uneven), in batches of 5, without indices;
+* ``sampler``: ``DistributedSampler`` order (rank r gets rows r, r+2, ...; the shorter shard is padded with row
+  0, as the sampler does), in batches of 4, with the row indices.
+
+Each rank writes ``OUT/rank<R>.json`` with every metric's result for both; tests/test_distributed.py compares
+them with one ``compute`` of all 31 rows in one process.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import torch.distributed as dist
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from metric_inputs import CLASSES, OPTIONS, inputs
+
+from persona_metrics.integrations.distributed import rank_and_size
+
+
+def shard(metric, rows, batch, with_indices):
+    columns = inputs(metric.name)
+    for start in range(0, len(rows), batch):
+        part = rows[start : start + batch]
+        extra = {"indices": part} if with_indices else {}
+        metric.update(**{k: [v[i] for i in part] for k, v in columns.items()}, **extra)
+    return metric.compute()
+
+
+def main(out: Path) -> None:
+    dist.init_process_group("gloo")
+    rank, size = rank_and_size()
+    n = len(inputs("perseval")["predictions"])
+    contiguous = list(range(17)) if rank == 0 else list(range(17, n))
+    padded = list(range(n)) + list(range(size - n % size if n % size else 0))  # DistributedSampler padding
+    interleaved = padded[rank::size]
+    result = {}
+    for name, cls in CLASSES.items():
+        result[name] = {
+            "contiguous": shard(cls(**OPTIONS[name]), contiguous, 5, False),
+            "sampler": shard(cls(**OPTIONS[name]), interleaved, 4, True),
+        }
+    (out / f"rank{rank}.json").write_text(json.dumps(result))
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
