@@ -181,7 +181,7 @@ def grouped_bars(labels: Sequence[str], series: dict[str, Sequence[float]], xlab
     ax.set_yticks(positions, labels=list(labels))
     ax.invert_yaxis()
     ax.set_xlabel(xlabel)
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)  # never over a bar
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     plt.close(fig)
