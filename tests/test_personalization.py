@@ -474,3 +474,19 @@ def test_signature_ends_with_the_version() -> None:
 
     res = score_personalization(["sA", "sB"], ["uA", "uB"], ["D", "D"], distance=TableDistance(_two_user_table()))
     assert res.signature == f"table|alpha:3|beta:1.7|gamma:4|p_acc:0.5,1|persona_metrics:{persona_metrics.__version__}"
+
+
+def test_identical_rankings_give_exactly_zero_epsilon() -> None:
+    # scipy gives 1 - spearmanr = 1.1e-16 for 5 identically ranked models (and 1 - kendalltau = 1.1e-16): the
+    # stability tables showed 1.11e-16 instead of 0
+    from scipy.stats import kendalltau, spearmanr
+
+    from persona_metrics.personalization.stability import stability
+
+    ranks = np.arange(5.0)
+    assert 1.0 - spearmanr(ranks, ranks + 0.5)[0] > 0.0  # the noise this guards against
+    assert 1.0 - kendalltau(ranks, ranks)[0] > 0.0
+    per_document = np.array([[9.0, 8.5, 9.5], [7.0, 6.5, 7.5], [5.0, 4.5, 5.5], [3.0, 2.5, 3.5], [1.0, 0.5, 1.5]])
+    st = stability(per_document, fractions=(0.7,), repeats=3, seed=0)
+    assert st.epsilon_spearman.tolist() == [0.0]
+    assert st.epsilon_kendall.tolist() == [0.0]

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import kendalltau, spearmanr
+from scipy.stats import kendalltau, rankdata, spearmanr
 
 #: The paper's subsample sizes and number of repeats (§7.2).
 FRACTIONS: tuple[float, ...] = (0.8, 0.6, 0.4, 0.2)
@@ -55,9 +55,12 @@ class Stability:
 
 
 def _correlation(a: np.ndarray, b: np.ndarray, fn) -> float:
-    """Rank correlation; 1.0 when either side is constant (identical ranking information, no NaN)."""
+    """Rank correlation; exactly 1.0 for identical rankings (scipy gives 1 − 1e-16 there), or when both sides are
+    constant; 0.0 when only one side is (no NaN)."""
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         return 1.0 if np.ptp(a) == np.ptp(b) else 0.0
+    if np.array_equal(rankdata(a), rankdata(b)):
+        return 1.0
     return float(fn(a, b)[0])
 
 
