@@ -55,8 +55,10 @@ class Stability:
 
 
 def _correlation(a: np.ndarray, b: np.ndarray, fn) -> float:
-    """Rank correlation; exactly 1.0 for identical rankings (scipy gives 1 − 1e-16 there), or when both sides are
-    constant; 0.0 when only one side is (no NaN)."""
+    """Rank correlation; 1.0 exactly for identical rankings or two constant sides, 0.0 for one constant side.
+
+    scipy gives 1 − 1e-16 for some identical rankings; the tables would show that noise. No NaN is returned.
+    """
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         return 1.0 if np.ptp(a) == np.ptp(b) else 0.0
     if np.array_equal(rankdata(a), rankdata(b)):
