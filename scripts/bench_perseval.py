@@ -1,37 +1,53 @@
-"""PerSEval / DEGRESS speed: this library vs. a naive per-pair implementation of the same formulas.
+"""PerSEval / DEGRESS speed and exactness: this library vs. a naive per-pair implementation of the same formulas.
 
 On PENS-format data (e.g. ``scripts/make_synthetic_pens.py`` output at full scale), with synthetic model
-outputs (each user's title edited in a model-specific way):
+outputs (each user's title edited in a model-specific way), for each distance:
 
-1. **side by side** on the first ``--naive-docs`` documents: the naive implementation calls the reference
-   library once per distance (``rouge_score`` for rougeL, scipy for jsd, ``bert_score`` for bertscore: one call
-   over the subset's pairs), then the same formula functions; this library scores the same documents with a
-   fresh distance object. Printed: both times, the ratio, and the max absolute difference of per-summary
-   PerSEval and DEGRESS (must be <= 1e-9 for the lexical distances);
-2. **full scale**: the first model (reference side + model side), a second model (reusing the reference side),
-   and ``--models`` models in all, with the process's peak memory.
+1. **exactness and speed-up** on the first ``--naive-docs`` documents: the naive reference calls the reference
+   library once per pair (``rouge_score``'s ``RougeScorer`` for rougeL, scipy's ``jensenshannon`` for jsd,
+   ``bert_score`` for bertscore: one call over the subset's pairs) and the per-document formulas as they were
+   before the batched code (kept verbatim below); the library scores the same documents with a fresh distance
+   object. Printed: both times, the ratio and the max |diff| of per-summary PerSEval and DEGRESS, which must be 0
+   (bit for bit) for rougeL and <= 1e-12 for jsd; the library's values must not depend on the input type
+   (lists or ``datasets`` Columns);
+2. **full scale**, inputs as lists and as ``datasets`` Columns (``ds["reference"]``, ``ds["document"]``,
+   ``ds["news_id"]``): the first model (reference side + model side), a further model (reference side reused)
+   and ``--models`` models in all, each time with a fresh distance object;
+3. **a fresh process** (``--child``): imports, ``load_pens`` and ``--models`` models per distance, with its wall
+   time, peak memory (ru_maxrss) and whether nltk or torch were imported.
+
+``--check`` runs the exactness part only (on fewer documents) and exits non-zero on a mismatch.
 
     python scripts/make_synthetic_pens.py outputs/synthetic_pens
     python scripts/bench_perseval.py outputs/synthetic_pens --distance rougeL jsd
+    python scripts/bench_perseval.py outputs/synthetic_pens --check
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import resource
+import subprocess
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
-import numpy as np
+START = time.perf_counter()
 
-from persona_metrics.datasets.pens import load_pens
-from persona_metrics.distances import get_distance, word_tokens
-from persona_metrics.distances.lexical import JensenShannon, RougeL
-from persona_metrics.distances.neural import BertScore
-from persona_metrics.personalization import PersonalizationScorer, degress_scores, edp_scores, group_documents
+import numpy as np  # noqa: E402  (START is taken before the imports the child process reports on)
+from scipy.special import expit  # noqa: E402
+
+from persona_metrics.datasets.pens import load_pens  # noqa: E402
+from persona_metrics.distances import word_tokens  # noqa: E402
+from persona_metrics.personalization import PersonalizationScorer, group_documents  # noqa: E402
+
+#: Largest |diff| allowed between the library and the naive reference, per distance (rougeL: bit for bit).
+TOLERANCE = {"rougeL": 0.0, "jsd": 1e-12, "bertscore": 1e-6}
 
 
 def model_outputs(references: Sequence[str], headlines: Sequence[str], model: int) -> list[str]:
@@ -45,6 +61,7 @@ def model_outputs(references: Sequence[str], headlines: Sequence[str], model: in
     return out
 
 
+# --- the naive reference: per-pair library calls, per-document formulas as before the batched code ----------------
 def naive_sigma(name: str) -> Callable[[list[tuple[str, str]]], np.ndarray]:
     """σ over a pair list with the reference library called per pair (bertscore: one call for the list)."""
     if name == "rougeL":
@@ -57,6 +74,8 @@ def naive_sigma(name: str) -> Callable[[list[tuple[str, str]]], np.ndarray]:
 
         def jsd(a: str, b: str) -> float:
             ca, cb = Counter(word_tokens(a)), Counter(word_tokens(b))
+            if not ca or not cb:
+                return 1.0
             vocab = sorted(ca.keys() | cb.keys())
             return float(jensenshannon([ca[w] for w in vocab], [cb[w] for w in vocab], base=2) ** 2)
 
@@ -76,9 +95,46 @@ def naive_sigma(name: str) -> Callable[[list[tuple[str, str]]], np.ndarray]:
     raise SystemExit(f"no naive implementation for {name}")
 
 
-def naive_scores(preds: list[str], refs: list[str], docs: list[str], ids: list[str], name: str) -> np.ndarray:
-    """Per-summary (PerSEval, DEGRESS) with every σ from the reference library, formulas as the library's."""
-    sigma = naive_sigma(name)
+def naive_weighted(pair: np.ndarray, to_doc: np.ndarray) -> np.ndarray:
+    """X (or Y) of eq. (1) for one document, as the library computed it before batching (verbatim)."""
+    n = pair.shape[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.where(to_doc[:, None] == 0.0, 0.0, pair / to_doc[:, None])
+    off = ~np.eye(n, dtype=bool)
+    w = np.where(off, w, -np.inf)
+    w = w - w.max(axis=1, keepdims=True)
+    e = np.exp(w)
+    soft = e / e.sum(axis=1, keepdims=True)
+    return np.where(off, soft * pair, 0.0)
+
+
+def naive_degress(ref_pair: np.ndarray, ref_doc: np.ndarray, pred_pair: np.ndarray, pred_doc: np.ndarray) -> np.ndarray:
+    """DEGRESS of one document's summaries, per document (verbatim from before batching)."""
+    n = ref_pair.shape[0]
+    x, y = naive_weighted(ref_pair, ref_doc), naive_weighted(pred_pair, pred_doc)
+    r = (np.minimum(x, y) + 1e-5) / (np.maximum(x, y) + 1e-5)
+    np.fill_diagonal(r, 0.0)
+    return r.sum(axis=1) / (n - 1)
+
+
+def naive_edp(accuracy: np.ndarray, alpha: float = 3.0, beta: float = 1.7, gamma: float = 4.0) -> np.ndarray:
+    """EDP of one document's summaries, per document (verbatim from before batching)."""
+
+    def sigmoid(x: Any, offset: float, slope: float) -> np.ndarray:
+        return expit(np.power(10.0, slope) * np.asarray(x, dtype=np.float64) - offset * math.log(10.0))
+
+    d_min, d_mean = float(accuracy.min()), float(accuracy.mean())
+    with np.errstate(divide="ignore"):
+        drop = np.float64(d_min) / ((1.0 - d_min) + 1e-7)
+    adp = float(sigmoid(drop, gamma, 1.0))
+    acp = sigmoid((accuracy - d_min) / ((d_mean - d_min) + 1e-7), gamma, 1.0)
+    return 1.0 - sigmoid(adp + acp, alpha, beta) + 1e-7
+
+
+def naive_scores(
+    preds: list[str], refs: list[str], docs: list[str], ids: list[str], sigma: Callable[[list], np.ndarray]
+) -> np.ndarray:
+    """Per-summary (PerSEval, DEGRESS) with every σ from the reference library, one document at a time."""
     out = np.full((len(preds), 2), np.nan)
     for g in group_documents(docs, ids):
         if len(g.indices) < 2:
@@ -90,88 +146,158 @@ def naive_scores(preds: list[str], refs: list[str], docs: list[str], ids: list[s
             m = np.zeros((n, n))
             m[~np.eye(n, dtype=bool)] = sigma(pairs)
             mats += [m, sigma([(side[i], g.document) for i in idx])]
-        acc = sigma([(preds[i], refs[i]) for i in idx])
-        deg = degress_scores(*mats)
-        out[idx, 0] = deg * edp_scores(acc).edp
+        deg = naive_degress(*mats)
+        out[idx, 0] = deg * naive_edp(sigma([(preds[i], refs[i]) for i in idx]))
         out[idx, 1] = deg
     return out
 
 
-def fresh(name: str):
+# --- the library ------------------------------------------------------------------------------------------------
+def fresh(name: str) -> Any:
     """A new distance object (no cache shared with earlier runs)."""
+    from persona_metrics.distances import BertScore, JensenShannon, RougeL
+
     return {"rougeL": RougeL, "jsd": JensenShannon, "bertscore": BertScore}[name]()
 
 
-def timed(fn: Callable[[], object]) -> tuple[float, object]:
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     """(seconds, result) of one call."""
     start = time.perf_counter()
     result = fn()
     return time.perf_counter() - start, result
 
 
-def bench(
-    name: str,
-    refs: list[str],
-    docs: list[str],
-    ids: list[str],
-    heads: list[str],
-    sub: list[int],
-    args: argparse.Namespace,
-) -> list[str]:
-    """The report lines of one distance."""
-    get_distance(name)  # load models and NLTK data before timing
-    preds = model_outputs(refs, heads, 1)
-    s_preds, s_refs, s_docs, s_ids = ([x[i] for i in sub] for x in (preds, refs, docs, ids))
-    t_naive, naive = timed(lambda: naive_scores(s_preds, s_refs, s_docs, s_ids, name))
-    t_ours, res = timed(lambda: PersonalizationScorer(s_refs, s_docs, s_ids, distance=fresh(name)).score(s_preds))
-    mine = np.column_stack([res.per_summary("perseval"), res.per_summary("degress")]).astype(float)
+def library_scores(preds: Sequence[str], refs: Sequence[str], docs: Sequence[str], ids: Sequence[str], name: str):
+    """Per-summary (PerSEval, DEGRESS) of the library, with a fresh distance object."""
+    res = PersonalizationScorer(refs, docs, ids, distance=fresh(name)).score(preds)
+    return np.column_stack([res.per_summary("perseval"), res.per_summary("degress")]).astype(float)
+
+
+class Data:
+    """The PENS data as lists and as ``datasets`` Columns, the subset of the side-by-side part, the model outputs."""
+
+    def __init__(self, pens_dir: Path, naive_docs: int, models: int) -> None:
+        self.ds = load_pens(pens_dir)
+        self.refs, self.docs, self.ids, self.heads = (
+            list(self.ds[c]) for c in ("reference", "document", "news_id", "headline")
+        )
+        self.groups = group_documents(self.docs, self.ids)
+        self.sub = sorted(i for g in self.groups[:naive_docs] for i in g.indices)
+        self.preds = [model_outputs(self.refs, self.heads, m) for m in range(1, models + 1)]
+
+    def columns(self) -> tuple[Any, Any, Any]:
+        """References, documents and ids as a user of ``datasets`` passes them."""
+        return self.ds["reference"], self.ds["document"], self.ds["news_id"]
+
+    def subset(self, values: Sequence[str]) -> list[str]:
+        """The side-by-side subset of a column."""
+        return [values[i] for i in self.sub]
+
+
+def check(name: str, data: Data) -> tuple[list[str], bool]:
+    """Report lines and success of the exactness checks (naive vs library; lists vs Columns) on the subset."""
+    args = [data.subset(x) for x in (data.preds[0], data.refs, data.docs, data.ids)]
+    sigma = naive_sigma(name)  # imports and loads outside the timings, on both sides
+    sigma([("warm up", "the reference library")])
+    fresh(name)("warm up", "the library")
+    t_naive, naive = timed(lambda: naive_scores(*args, sigma))
+    t_ours, mine = timed(lambda: library_scores(*args, name))
     diff = float(np.nanmax(np.abs(mine - naive)))
+    sub_ds = data.ds.select(data.sub)
+    from_columns = library_scores(args[0], sub_ds["reference"], sub_ds["document"], sub_ds["news_id"], name)
+    same_inputs = np.array_equal(from_columns, mine, equal_nan=True)
+    ok = diff <= TOLERANCE[name] and same_inputs and np.array_equal(np.isnan(mine), np.isnan(naive))
     lines = [
-        f"## {name}",
-        "",
-        f"side by side, {args.naive_docs} documents ({len(sub)} summaries):",
-        f"  naive per-pair  {t_naive:9.2f} s",
-        f"  persona-metrics {t_ours:9.2f} s",
-        f"  speed-up        {t_naive / t_ours:9.1f} x",
-        f"  max |diff| of per-summary PerSEval and DEGRESS: {diff:.2e}",
+        f"side by side, {len({data.ids[i] for i in data.sub})} documents ({len(data.sub)} summaries), one model:",
+        f"  naive per-pair reference {t_naive:9.3f} s",
+        f"  persona-metrics          {t_ours:9.3f} s",
+        f"  ratio                    {t_naive / t_ours:9.1f} x",
+        f"  max |diff| of per-summary PerSEval and DEGRESS: {diff:.2e} (allowed {TOLERANCE[name]:.0e})",
+        f"  Columns give the same values as lists: {same_inputs}",
+        f"  exact: {'OK' if ok else 'FAILED'}",
     ]
-    if args.full:
-        t_init, scorer = timed(lambda: PersonalizationScorer(refs, docs, ids, distance=fresh(name)))
-        t_first, first = timed(lambda: scorer.score(model_outputs(refs, heads, 1)))
-        t_second, _ = timed(lambda: scorer.score(model_outputs(refs, heads, 2)))
-        t_rest, _ = timed(lambda: [scorer.score(model_outputs(refs, heads, m)) for m in range(3, args.models + 1)])
-        peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
-        total = t_init + t_first + t_second + t_rest
-        lines += [
-            f"full scale ({len(refs)} summaries):",
-            f"  first model (reference side + model side) {t_init + t_first:8.2f} s  [reference side {t_init:.2f} s]",
-            f"  second model (reference side reused)      {t_second:8.2f} s",
-            f"  {args.models} models in all {total:8.2f} s",
-            f"  first-model PerSEval {first.perseval:.6f}, DEGRESS {first.degress:.6f}",
-            f"  peak memory of this process so far: {peak_gb:.2f} GB",
-        ]
-    return [*lines, ""]
+    return lines, ok
+
+
+def full_scale(name: str, data: Data, inputs: str) -> list[str]:
+    """Timings at full scale with the given input type (``lists`` or ``columns``)."""
+    refs, docs, ids = (data.refs, data.docs, data.ids) if inputs == "lists" else data.columns()
+    t_init, scorer = timed(lambda: PersonalizationScorer(refs, docs, ids, distance=fresh(name)))
+    t_first, first = timed(lambda: scorer.score(data.preds[0]))
+    t_further, _ = timed(lambda: scorer.score(data.preds[1]))
+    t_rest, _ = timed(lambda: [scorer.score(p) for p in data.preds[2:]])
+    total = t_init + t_first + t_further + t_rest
+    return [
+        f"full scale, inputs as {inputs} ({len(data.refs)} summaries per model, {len(data.groups)} documents):",
+        f"  first model (reference side + model side) {t_init + t_first:7.3f} s  [reference side {t_init:.3f} s]",
+        f"  further model (reference side reused)     {t_further:7.3f} s",
+        f"  {len(data.preds)} models in all {total:26.3f} s",
+        f"  first-model PerSEval {first.perseval:.6f}, DEGRESS {first.degress:.6f}",
+    ]
+
+
+def child(args: argparse.Namespace) -> int:
+    """The fresh-process run: load, score ``--models`` models per distance, report wall time and peak memory."""
+    data = Data(args.pens_dir, 0, args.models)
+    for name in args.distance:
+        scorer = PersonalizationScorer(data.refs, data.docs, data.ids, distance=fresh(name))
+        for preds in data.preds:
+            scorer.score(preds)
+    report = {
+        "wall_s": time.perf_counter() - START,
+        "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2,
+        "nltk": "nltk" in sys.modules,
+        "torch": "torch" in sys.modules,
+    }
+    sys.stdout.write(json.dumps(report) + "\n")
+    return 0
+
+
+def fresh_process(args: argparse.Namespace) -> list[str]:
+    """Run :func:`child` in a new interpreter and report it."""
+    command = [sys.executable, __file__, str(args.pens_dir), "--child", "--models", str(args.models), "--distance"]
+    start = time.perf_counter()
+    out = subprocess.run([*command, *args.distance], capture_output=True, text=True, check=True).stdout
+    wall = time.perf_counter() - start
+    report = json.loads(out.strip().splitlines()[-1])
+    return [
+        f"## fresh process: imports + load_pens + {args.models} models x {{{', '.join(args.distance)}}}",
+        "",
+        f"  wall time, interpreter start and imports included {wall:7.2f} s  (script: {report['wall_s']:.2f} s)",
+        f"  peak memory (ru_maxrss)                           {report['peak_gb']:7.2f} GB",
+        f"  imported nltk: {report['nltk']}, torch: {report['torch']}",
+        "",
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the comparison for each distance."""
+    """Print the comparison for each distance (or only check exactness with ``--check``)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pens_dir", type=Path)
     parser.add_argument("--distance", nargs="+", default=["rougeL", "jsd"], choices=["rougeL", "jsd", "bertscore"])
-    parser.add_argument("--naive-docs", type=int, default=200, help="documents in the side-by-side comparison")
+    parser.add_argument("--naive-docs", type=int, help="documents side by side (default 100; 20 with --check)")
     parser.add_argument("--models", type=int, default=10)
-    parser.add_argument("--full", action=argparse.BooleanOptionalAction, default=True, help="full-scale runs")
+    parser.add_argument("--check", action="store_true", help="exactness only; exit 1 on a mismatch")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-
-    ds = load_pens(args.pens_dir)
-    refs, docs, ids, heads = ds["reference"], ds["document"], ds["news_id"], ds["headline"]
-    groups = group_documents(docs, ids)
-    sub = sorted(i for g in groups[: args.naive_docs] for i in g.indices)
-    lines = [f"# PerSEval speed on {args.pens_dir}: {len(groups)} documents, {len(refs)} summaries per model", ""]
+    if args.child:
+        return child(args)
+    naive_docs = args.naive_docs if args.naive_docs is not None else (20 if args.check else 100)
+    data = Data(args.pens_dir, naive_docs, 2 if args.check else args.models)
+    lines = [f"# PerSEval on {args.pens_dir}: {len(data.groups)} documents, {len(data.refs)} summaries per model", ""]
+    all_ok = True
     for name in args.distance:
-        lines += bench(name, refs, docs, ids, heads, sub, args)
+        report, ok = check(name, data)
+        all_ok &= ok
+        lines += [f"## {name}", "", *report]
+        if not args.check:
+            lines += full_scale(name, data, "lists") + full_scale(name, data, "columns")
+        lines.append("")
+    if not args.check:
+        lines += fresh_process(args)
+    lines.append("exactness: " + ("OK" if all_ok else "FAILED"))
     sys.stdout.write("\n".join(lines) + "\n")
-    return 0
+    return 0 if all_ok else 1
 
 
 if __name__ == "__main__":

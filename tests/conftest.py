@@ -20,8 +20,22 @@ import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 from persona_metrics import PersonaMetricsWarning, register  # noqa: E402
+
+# The reliability suite (tests/test_fuzz.py): a bounded, reproducible run under `make test`; `make fuzz` sets
+# PERSONA_METRICS_FUZZ=full for >= 10,000 random examples per metric. Selected in test_fuzz.py by that variable.
+settings.register_profile(
+    "fuzz",
+    max_examples=125,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
+settings.register_profile("fuzz-full", settings.get_profile("fuzz"), max_examples=5000, derandomize=False)
 from persona_metrics.integrations.registry import metric_script  # noqa: E402
 
 

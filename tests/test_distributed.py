@@ -121,7 +121,7 @@ def test_metric_class_orders_by_indices_and_drops_sampler_repeats() -> None:
 def test_metric_class_rejects_bad_options_and_inputs_when_called() -> None:
     with pytest.raises(ValueError, match="unknown distance 'rouge-l'"):
         PersevalMetric(distance="rouge-l")
-    with pytest.raises(ValueError, match=r"beta must be in \(0, inf\), got -1"):
+    with pytest.raises(ValueError, match=r"beta must be in \(0, 300\], got -1"):
         PersevalMetric(beta=-1)
     with pytest.raises(ValueError, match=r"\['distanse'\] are not inputs of metric 'perseval'"):
         PersevalMetric(distanse="jsd")

@@ -413,13 +413,15 @@ def test_bad_option_values_fail_when_the_hook_is_built(tok, eval_ds) -> None:
     # the library's own checks (distance registry, PersevalParams ranges, style methods, weights), at build time
     cases = [
         ("perseval", {"distance": "rouge-l"}, ValueError, "unknown distance 'rouge-l'"),
-        ("perseval", {"beta": -1}, ValueError, r"beta must be in \(0, inf\), got -1"),
+        ("perseval", {"beta": -1}, ValueError, r"beta must be in \(0, 300\], got -1"),
+        ("perseval", {"beta": 10**400}, ValueError, "beta must be a finite number, got an int of 401 digits"),
         ("perseval", {"distance_options": [1]}, TypeError, "distance_options must be a mapping"),
         ("degress", {"p_acc_alpha": 2.0}, ValueError, r"p_acc_alpha must be in \(0, 1\]"),
         ("degress", {"distance": "bleu", "distance_options": {"max_order": 0}}, ValueError, "max_order"),
         ("persona_style", {"method": "cosine"}, ValueError, "not a style method"),
         ("persona_quality", {"overall_weights": {"content": 0.5, "style": 0.4}}, ValueError, "must sum to 1"),
-        ("vert", {"alpha": 0}, ValueError, "alpha must be finite and > 0"),
+        ("vert", {"alpha": 0}, ValueError, "alpha must be a finite number > 0"),
+        ("persona_style", {"persona_dir": 5}, TypeError, "persona_dir must be a path"),
         ("perseval", {"return_per_summary": "yes"}, TypeError, "return_per_summary must be a bool"),
     ]
     for name, options, error, message in cases:

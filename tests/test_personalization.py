@@ -380,8 +380,8 @@ BAD_INPUTS = [
     ),
     (
         {"predictions": ["a", "b"], "references": ["a", "b"], "documents": ["d", "d"], "beta": float("nan")},
-        TypeError,
-        "beta",
+        ValueError,
+        "beta must be a finite number, got nan",
     ),
 ]
 
@@ -396,8 +396,8 @@ def test_bad_input(kwargs: dict, error: type[Exception], match: str) -> None:
 @pytest.mark.parametrize(
     ("options", "error", "match"),
     [
-        ({"beta": 0.0}, ValueError, r"beta must be in \(0, inf\), got 0"),
-        ({"beta": -1}, ValueError, r"beta must be in \(0, inf\), got -1"),
+        ({"beta": 0.0}, ValueError, r"beta must be in \(0, 300\], got 0"),
+        ({"beta": -1}, ValueError, r"beta must be in \(0, 300\], got -1"),
         ({"alpha": -3.0}, ValueError, "alpha must be in"),
         ({"gamma": 0}, ValueError, "gamma must be in"),
         ({"p_acc_alpha": 0.0}, ValueError, r"p_acc_alpha must be in \(0, 1\], got 0.0"),

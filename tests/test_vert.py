@@ -96,10 +96,12 @@ def test_cosine_rows_zero_vector_and_clip() -> None:
 @pytest.mark.parametrize(
     ("options", "error", "match"),
     [
-        ({"alpha": 0}, ValueError, "alpha must be finite and > 0"),
-        ({"max_wmd": float("inf")}, ValueError, "max_wmd must be finite"),
-        ({"alpha": True}, TypeError, "alpha must be a number"),
-        ({"max_wmd": "5"}, TypeError, "max_wmd must be a number"),
+        ({"alpha": 0}, ValueError, "alpha must be a finite number > 0"),
+        ({"max_wmd": float("inf")}, ValueError, "max_wmd must be a finite number"),
+        ({"alpha": True}, TypeError, "alpha must be a finite number"),
+        ({"max_wmd": "5"}, TypeError, "max_wmd must be a finite number"),
+        ({"alpha": 10**400}, ValueError, "alpha must be a finite number > 0, got an int of 401 digits"),
+        ({"alpha": 1e-300}, ValueError, r"max_wmd / alpha must be at most 1e\+06"),
         ({"clip_negative_sim": 1}, TypeError, "clip_negative_sim must be a bool"),
         ({"encoder": 3}, TypeError, "encoder must be one of"),
         ({"encoder": " "}, ValueError, "encoder must not be empty"),

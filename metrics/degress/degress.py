@@ -13,6 +13,7 @@ from persona_metrics.personalization import (
     check_options,
     score_personalization,
 )
+from persona_metrics.validation import check_ids, check_mapping
 
 warn_if_stale("degress", __file__)
 
@@ -51,17 +52,19 @@ Args:
     document_ids (`list`, optional): explicit grouping, one id per item (overrides grouping by text).
     distance (`str`): `"rougeL"` (default), `"rougeSU4"`, `"bleu"`, `"meteor"`, `"jsd"`, `"bertscore"`, `"infolm"`.
     distance_options (`dict`, optional): options of the distance, e.g. `{"max_order": 4}` for `bleu`.
-    p_acc_alpha (`float`): P-Acc alpha, default 0.5 (paper Table 8).
-    p_acc_beta (`float`): P-Acc beta, default 1 (paper Table 8).
-    bootstrap (`int`): document resamples for a 95 % interval of DEGRESS (0 = off).
-    seed (`int`): bootstrap seed.
+    p_acc_alpha (`float`): P-Acc alpha in (0, 1], default 0.5 (paper Table 8).
+    p_acc_beta (`float`): P-Acc beta in [0, 1], default 1 (paper Table 8).
+    bootstrap (`int`): document resamples for a 95 % interval of DEGRESS (0 = off, else 2 to 1,000,000).
+    seed (`int`): bootstrap seed (>= 0).
     return_per_summary (`bool`): also return per-item DEGRESS.
     return_per_document (`bool`): also return per-document DEGRESS (mean over the document's users, the inner
         mean of eq. 2) as `per_document` = `{"document": [ids or texts], "degress": [...]}`.
     return_signature (`bool`): also return the config signature string.
 Returns:
-    degress (`float`), egises (`float`), p_accuracy (`float`), accuracy_distance (`float`),
-    num_documents (`int`), num_excluded_documents (`int`); per_summary (`dict`, optional): `{"degress": [...]}`.
+    degress (`float`) in (0, 1], egises (`float`) in [0, 1), p_accuracy (`float`) in (-0.7311, 1) for a bounded
+    distance and any valid p_acc_alpha / p_acc_beta ((-0.3655, 0.75] with the defaults), accuracy_distance
+    (`float`) in [0, 1] for a bounded distance, num_documents (`int`), num_excluded_documents (`int`);
+    per_summary (`dict`, optional): `{"degress": [...]}`.
 Examples:
     >>> import evaluate
     >>> degress = evaluate.load("degress")
@@ -100,7 +103,10 @@ class Degress(ValidatedTextInputs, evaluate.Metric):
         )
 
     def _check_values(self, options):
+        if options.get("distance_options") is not None:
+            check_mapping("distance_options", options["distance_options"])
         check_options(**{k: v for k, v in options.items() if k in _CHECKED})
+        check_ids(options.get("document_ids"))
 
     def _compute(
         self,

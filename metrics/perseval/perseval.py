@@ -14,6 +14,7 @@ from persona_metrics.personalization import (
     check_options,
     score_personalization,
 )
+from persona_metrics.validation import check_ids, check_mapping
 
 warn_if_stale("perseval", __file__)
 
@@ -46,19 +47,22 @@ Args:
     document_ids (`list`, optional): explicit grouping, one id per item (overrides grouping by text).
     distance (`str`): `"rougeL"` (default), `"rougeSU4"`, `"bleu"`, `"meteor"`, `"jsd"`, `"bertscore"`, `"infolm"`.
     distance_options (`dict`, optional): options of the distance, e.g. `{"model": "distilbert-base-uncased"}`.
-    beta (`float`): EDP slope β, default 1.7 (the paper's choice; the authors' code default is 1.0).
-    alpha (`float`): EDP offset α, default 3.
-    gamma (`float`): ADP/ACP offset γ, default 4.
-    bootstrap (`int`): document resamples for a 95 % interval of the system scores (0 = off).
-    seed (`int`): bootstrap seed.
+    beta (`float`): EDP slope β in (0, 300], default 1.7 (the paper's choice; the authors' code default is 1.0).
+    alpha (`float`): EDP offset α in (0, 300], default 3.
+    gamma (`float`): ADP/ACP offset γ in (0, 300], default 4.
+    bootstrap (`int`): document resamples for a 95 % interval of the system scores (0 = off, else 2 to 1,000,000).
+    seed (`int`): bootstrap seed (>= 0).
     return_per_summary (`bool`): also return per-item PerSEval, DEGRESS and EDP.
     return_per_document (`bool`): also return per-document PerSEval, DEGRESS and EDP (means over the
         document's users, the inner means of eqs. 2 and 7) as `per_document` = `{"document": [...], ...}`.
     return_signature (`bool`): also return the config signature string.
 Returns:
-    perseval (`float`): system PerSEval in [0, 1), higher = more personalized.
-    degress (`float`): system DEGRESS in (0, 1]; egises (`float`): 1 - degress.
-    edp (`float`): mean EDP; accuracy_distance (`float`): mean distance of summaries to their user's reference.
+    perseval (`float`): system PerSEval in [0, 1 - 1/(1 + 10**alpha) + 1e-7], higher = more personalized: below
+        0.99901 with the default alpha = 3, above 1 (up to 1 + 1e-7) only for alpha > 7 (EDP = 1 - S + 1e-7, the
+        authors' formula).
+    degress (`float`): system DEGRESS in (0, 1]; egises (`float`): 1 - degress, in [0, 1).
+    edp (`float`): mean EDP, in [1e-7, 1 - 1/(1 + 10**alpha) + 1e-7]; accuracy_distance (`float`): mean distance
+        of summaries to their user's reference ([0, 1] for a bounded distance; bertscore [0, 2]).
     num_documents (`int`), num_excluded_documents (`int`): scored and excluded (single-reference) documents.
     per_summary (`dict`, optional): `{"perseval": [...], "degress": [...], "edp": [...]}` aligned with the
         inputs, `None` for items of excluded documents.
@@ -100,7 +104,10 @@ class Perseval(ValidatedTextInputs, evaluate.Metric):
         )
 
     def _check_values(self, options):
+        if options.get("distance_options") is not None:
+            check_mapping("distance_options", options["distance_options"])
         check_options(**{k: v for k, v in options.items() if k in _CHECKED})
+        check_ids(options.get("document_ids"))
 
     def _compute(
         self,

@@ -10,11 +10,23 @@ import evaluate
 
 from persona_metrics.integrations.evaluate_support import ValidatedReferenceLists
 from persona_metrics.integrations.registry import warn_if_stale
-from persona_metrics.persona.quality import OVERALL_WEIGHTS_KEYS, BertScoreConfig, check_weights, score_quality
-from persona_metrics.persona.style import check_style_method
+from persona_metrics.persona.quality import BertScoreConfig, check_quality_options, score_quality
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED
 
 warn_if_stale("persona_quality", __file__)
+
+#: Options checked by the library before scoring (``check_option_values``): BertScoreConfig's, then the rest.
+_BERTSCORE = (("bertscore_model", None), ("bertscore_layers", None), ("rescale", True), ("baseline_path", None))
+_CHECKED = (
+    "bleurt_checkpoint",
+    "content_weights",
+    "overall_weights",
+    "persona_samples",
+    "persona_dir",
+    "style_method",
+    "bootstrap",
+    "seed",
+)
 
 _CITATION = """\
 persona-metrics: persona-aware summary quality assessment, methodology in docs/style.md
@@ -49,12 +61,15 @@ Args:
     style_method (`str`): style similarity method, "jsd" (default, the methodology) or "zscore" (see the
         persona_style card).
     bootstrap (`int`): item resamples for a 95 % percentile interval of every mean (0 = off, the default;
-        else >= 2). All components use the same resamples; the signature records `bootstrap:N,seed:S`.
-    seed (`int`): bootstrap seed (default 12345).
+        else 2 to 1,000,000). All components use the same resamples; the signature records `bootstrap:N,seed:S`.
+    seed (`int`): bootstrap seed (default 12345; >= 0).
     return_per_item (`bool`): add per-item lists of every component and the interpretation band.
     return_signature (`bool`): add the config signature string.
 Returns:
     overall_quality, content_quality, style_similarity, rougeLsum, bertscore_f1 (and bleurt): means (`float`);
+    style_similarity, rougeLsum and bleurt in [0, 1]; bertscore_f1 in [-1, 1] raw, in [(-1 - b)/(1 - b), 1]
+    rescaled with baseline b (negative when below the baseline); content_quality and overall_quality, weighted
+    sums with weights summing to 1, are <= 1 and negative only through a negative bertscore_f1;
     <key>_ci_low, <key>_ci_high (`float`, with bootstrap > 0): the 95 % interval of each of those means;
     bertscore_rescaled (`int`, 1 or 0): whether bertscore_f1 is baseline-rescaled.
 Examples:
@@ -84,10 +99,8 @@ class PersonaQuality(ValidatedReferenceLists, evaluate.Metric):
     _empty_ok = ()
 
     def _check_values(self, options):
-        if "style_method" in options:
-            check_style_method(options["style_method"])
-        if options.get("overall_weights") is not None:
-            check_weights(options["overall_weights"], OVERALL_WEIGHTS_KEYS, "overall_weights")
+        BertScoreConfig(*(options.get(k, default) for k, default in _BERTSCORE))
+        check_quality_options(**{k: v for k, v in options.items() if k in _CHECKED})
 
     def _info(self):
         return evaluate.MetricInfo(

@@ -4,10 +4,13 @@ import evaluate
 
 from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.integrations.registry import warn_if_stale
-from persona_metrics.persona.style import check_style_method, score_style
+from persona_metrics.persona.style import check_style_options, score_style
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED
 
 warn_if_stale("persona_style", __file__)
+
+#: Options checked by the library before scoring (``check_option_values``).
+_CHECKED = ("method", "persona_samples", "persona_dir", "bootstrap", "seed")
 
 _CITATION = """\
 persona-metrics: persona-aware summary quality assessment (style fidelity); the formulas, samples and
@@ -33,13 +36,13 @@ Args:
     persona_samples (`dict`, optional): extra or overriding personas, `{name: [sample texts]}`.
     persona_dir (`str`, optional): a directory of `{persona}.txt` files (samples separated by `---` lines).
     bootstrap (`int`): item resamples for a 95 % percentile interval of the mean similarity (0 = off, the
-        default; else >= 2); the signature records `bootstrap:N,seed:S`.
-    seed (`int`): bootstrap seed (default 12345).
+        default; else 2 to 1,000,000); the signature records `bootstrap:N,seed:S`.
+    seed (`int`): bootstrap seed (default 12345; >= 0).
     return_features (`bool`): add `features`: per item `{feature: [summary value, centroid value]}`.
     return_nearest (`bool`): add `nearest_persona` (per item) and `bands` (per item interpretation).
     return_signature (`bool`): add the config signature string (feature set, method, samples, version).
 Returns:
-    style_similarity (`float`): mean similarity; scores (`list` of `float`): per item;
+    style_similarity (`float`): mean similarity, in [0, 1]; scores (`list` of `float`): per item, in [0, 1];
     style_similarity_ci_low, style_similarity_ci_high (`float`, with bootstrap > 0): its 95 % interval.
 Examples:
     >>> import evaluate
@@ -64,8 +67,7 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
     _empty_ok = ()
 
     def _check_values(self, options):
-        if "method" in options:
-            check_style_method(options["method"])
+        check_style_options(**{k: v for k, v in options.items() if k in _CHECKED})
 
     def _info(self):
         return evaluate.MetricInfo(

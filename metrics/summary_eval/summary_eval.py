@@ -5,8 +5,27 @@ import evaluate
 from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.integrations.registry import warn_if_stale
 from persona_metrics.summary_eval import Judge, score_summary_eval
+from persona_metrics.summary_eval.formulas import check_weights
+from persona_metrics.summary_eval.judge import check_judge_options
 
 warn_if_stale("summary_eval", __file__)
+
+#: Options checked by the library before scoring (``check_option_values``); ``weights`` too.
+_JUDGE_OPTIONS = (
+    "model",
+    "base_url",
+    "api_key",
+    "timeout",
+    "max_retries",
+    "temperature",
+    "seed",
+    "max_tokens",
+    "response_format",
+    "scoring",
+    "concurrency",
+    "cache_dir",
+    "prompt",
+)
 
 _CITATION = """\
 @misc{oshea2025summaryeval,
@@ -48,15 +67,17 @@ Args:
     cache_dir (`str`, optional): on-disk cache of judge answers (reruns make no calls).
     prompt (`JudgePrompt`, optional): a versioned prompt (default: the original's rubric, version
         "summary-eval-accuracy-v1").
-    weights (`dict`, optional): {"accuracy", "completeness", "coherence"} weights of overall.
+    weights (`dict`, optional): {"accuracy", "completeness", "coherence"} weights of overall (each in [0, 1e6],
+        not all 0; not renormalised).
     return_per_item (`bool`): add `per_item` = {"accuracy", "completeness", "coherence", "overall"} lists, plus
         "rationale", "judge_status" and "raw_response" with a judge.
     return_components (`bool`): add the nine coherence components per item.
     return_signature (`bool`): add the config signature (encoder, weights, judge model@host, prompt version,
         temperature, seed, system_fingerprint, versions).
 Returns:
-    accuracy, completeness, coherence, overall (`float` or None): means over the items; `num_invalid` (judge
-    answers that broke the JSON contract) with a judge, `note` without one.
+    accuracy, completeness, coherence (`float` in [0, 1], accuracy None without a judge), overall (`float` in
+    [0, sum of the weights], [0, 1] with the defaults; None without a judge): means over the items; `num_invalid`
+    (judge answers that broke the JSON contract) with a judge, `note` without one.
 Examples:
     >>> import evaluate
     >>> summary_eval = evaluate.load("summary_eval")
@@ -74,6 +95,10 @@ class SummaryEval(ValidatedTextInputs, evaluate.Metric):
 
     _text_fields = ("predictions", "sources")
     _empty_ok = ("predictions", "sources")
+
+    def _check_values(self, options):
+        check_judge_options(**{k: v for k, v in options.items() if k in _JUDGE_OPTIONS})
+        check_weights(options.get("weights"))
 
     def _info(self):
         return evaluate.MetricInfo(

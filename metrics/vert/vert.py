@@ -6,10 +6,14 @@ from persona_metrics.integrations.evaluate_support import ValidatedReferenceList
 from persona_metrics.integrations.registry import warn_if_stale
 from persona_metrics.vert import score_vert
 from persona_metrics.vert.encoders import WORDLLAMA
-from persona_metrics.vert.formulas import DEFAULT_ALPHA, DEFAULT_MAX_WMD, check_params
+from persona_metrics.vert.formulas import DEFAULT_ALPHA, DEFAULT_MAX_WMD
+from persona_metrics.vert.scorer import check_vert_options
 from persona_metrics.vert.vectors import GLOVE_6B_50D
 
 warn_if_stale("vert", __file__)
+
+#: Options checked by the library before scoring (``check_option_values``).
+_CHECKED = ("encoder", "word_vectors", "alpha", "max_wmd", "clip_negative_sim")
 
 _CITATION = """\
 @article{krantz2018abstractive,
@@ -40,15 +44,17 @@ Args:
         sentence-transformers model folder, or a callable texts -> array.
     word_vectors (`str`, optional): "glove-6b-50d" (default, packaged) or a path to a word2vec (.bin or text)
         or GloVe text file (needs gensim: pip install 'persona-metrics[vectors]').
-    alpha (`float`): divisor of the capped WMD (default 5, the authors').
-    max_wmd (`float`): the WMD cap (default 5, the authors').
+    alpha (`float`): divisor of the capped WMD (default 5, the authors'); finite, > 0.
+    max_wmd (`float`): the WMD cap (default 5, the authors'); finite, > 0, with max_wmd / alpha <= 1e6.
     clip_negative_sim (`bool`): raise negative cosines to 0 (default False, like the original).
     return_per_item (`bool`): add `per_item` = {"vert", "sim", "wmd"}: one list each.
     return_alignment (`bool`): add `alignment`: per item, the words of both sides and the WMD's transport
         flows [prediction word index, reference word index, mass, distance].
     return_signature (`bool`): add the config signature string (encoder, vectors, alpha, cap, versions).
 Returns:
-    vert (`float`): mean VERT; sim (`float`): mean cosine similarity; wmd (`float`): mean capped WMD.
+    vert (`float`): mean VERT, in [-max_wmd / (2 * alpha), 1] ([-0.5, 1] with the defaults; with
+        clip_negative_sim, [(1 - max_wmd / alpha) / 2, 1]); sim (`float`): mean cosine similarity, in [-1, 1]
+        ([0, 1] with clip_negative_sim); wmd (`float`): mean capped WMD, in [0, max_wmd].
 Examples:
     >>> import evaluate
     >>> vert = evaluate.load("vert")
@@ -74,7 +80,7 @@ class Vert(ValidatedReferenceLists, evaluate.Metric):
     """VERT as an evaluate metric (a thin shell over ``persona_metrics.vert``)."""
 
     def _check_values(self, options):
-        check_params(options.get("alpha", DEFAULT_ALPHA), options.get("max_wmd", DEFAULT_MAX_WMD))
+        check_vert_options(**{k: v for k, v in options.items() if k in _CHECKED})
 
     def _info(self):
         return evaluate.MetricInfo(

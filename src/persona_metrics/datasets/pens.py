@@ -71,62 +71,90 @@ def load_pens(pens_dir: str | Path) -> Dataset:
     (users in ``personalized_test.tsv`` order, each user's articles in ``posnewID`` order: the order of
     PENS model output files ``hyps_<MODEL>.txt``).
 
+    The article columns are Arrow ``take`` s of the memory-mapped ``news.tsv`` table (each document string is built
+    once per article, not once per row in Python) and the fingerprint comes from the two files' (hashing the table
+    would copy it), so loading the full test set stays well under 0.6 GB.
+
     Raises:
         FileNotFoundError: a file is missing.
         ValueError: a malformed line (line numbers listed), a posnewID / rewrite_titles length mismatch, or
             an article id missing from ``news.tsv`` (the id, user and line are named).
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
     from datasets import Dataset
+    from datasets.fingerprint import Hasher
+    from datasets.table import InMemoryTable
 
     root = Path(pens_dir)
     news_path, test_path = root / "news.tsv", root / "personalized_test.tsv"
     check_tsv(news_path, NEWS_COLUMNS)
     check_tsv(test_path, TEST_COLUMNS)
-    news = _read(news_path, NEWS_COLUMNS)
-    articles = {
-        row["News ID"]: (row["Headline"], row["News body"], row["Category"])
-        for row in news.select_columns(["News ID", "Headline", "News body", "Category"])
+    news_file, test_file = _read(news_path, NEWS_COLUMNS), _read(test_path, TEST_COLUMNS)
+    news = news_file.data.table
+    row_of = {news_id: row for row, news_id in enumerate(news.column("News ID").to_pylist())}  # last one wins
+    headlines = news.column("Headline").to_pylist()
+    examples = _pens_examples(test_file, test_path, news_path.name, row_of, headlines)
+    take = pa.array(examples.article_rows, type=pa.int64())
+    per_user = pa.array(examples.user_rows, type=pa.int64())
+    documents = pc.binary_join_element_wise(news.column("Headline"), news.column("News body"), " ")
+    columns = {
+        "user_id": pa.array(examples.user_ids, type=pa.string()).take(per_user),
+        "news_id": pa.array(examples.news_ids, type=pa.string()),
+        "reference": pa.array(examples.references, type=pa.string()),
+        "headline": news.column("Headline").take(take),
+        "body": news.column("News body").take(take),
+        "document": documents.take(take),
+        "category": news.column("Category").take(take),
+        "history": pa.array(examples.histories, type=pa.list_(pa.string())).take(per_user),
+        "history_text": pa.array(examples.history_texts, type=pa.string()).take(per_user),
     }
-    columns: dict[str, list] = {
-        k: []
-        for k in (
-            "user_id",
-            "news_id",
-            "reference",
-            "headline",
-            "body",
-            "document",
-            "category",
-            "history",
-            "history_text",
-        )
-    }
-    for lineno, row in enumerate(_read(test_path, TEST_COLUMNS), start=2):
+    logger.info("PENS: %d examples from %s", len(examples.article_rows), root)
+    # The fingerprint (datasets' cache key) from the two files' own: hashing the 200 MB table would copy it.
+    fingerprint = Hasher.hash(["persona_metrics.load_pens", news_file._fingerprint, test_file._fingerprint])
+    return Dataset(InMemoryTable(pa.table(columns)), fingerprint=fingerprint)
+
+
+class _PensExamples:
+    """The test file read row by row: per example its article row and user; per user its id and history."""
+
+    def __init__(self) -> None:
+        self.article_rows: list[int] = []
+        self.user_rows: list[int] = []
+        self.news_ids: list[str] = []
+        self.references: list[str] = []
+        self.user_ids: list[str] = []
+        self.histories: list[list[str]] = []
+        self.history_texts: list[str] = []
+
+
+def _pens_examples(
+    test: Dataset, test_path: Path, news_name: str, row_of: dict[str, int], headlines: list[str]
+) -> _PensExamples:
+    """One example per (user, article) of ``personalized_test.tsv``, checked (errors name the line and user)."""
+    out = _PensExamples()
+    for lineno, row in enumerate(test, start=2):
         ids = [i for i in row["posnewID"].split(",") if i]
         titles = row["rewrite_titles"].split(";;")
         if len(ids) != len(titles):
             raise ValueError(
                 f"{test_path}:{lineno}: user {row['userid']} has {len(ids)} posnewID but {len(titles)} rewrite_titles"
             )
+        missing = [i for i in ids if i not in row_of]
+        if missing:
+            raise ValueError(
+                f"{test_path}:{lineno}: news id {missing[0]!r} (user {row['userid']}) is not in {news_name}"
+            )
         history = [i for i in row["clicknewsID"].split(",") if i]
-        history_text = " ".join(articles[i][0] for i in history if i in articles)  # clicked headlines
-        for news_id, title in zip(ids, titles, strict=True):
-            if news_id not in articles:
-                raise ValueError(
-                    f"{test_path}:{lineno}: news id {news_id!r} (user {row['userid']}) is not in {news_path.name}"
-                )
-            headline, body, category = articles[news_id]
-            columns["user_id"].append(row["userid"])
-            columns["news_id"].append(news_id)
-            columns["reference"].append(title.strip())
-            columns["headline"].append(headline)
-            columns["body"].append(body)
-            columns["document"].append(f"{headline} {body}")
-            columns["category"].append(category)
-            columns["history"].append(history)
-            columns["history_text"].append(history_text)
-    logger.info("PENS: %d examples from %s", len(columns["user_id"]), root)
-    return Dataset.from_dict(columns)
+        user = len(out.user_ids)
+        out.user_ids.append(row["userid"])
+        out.histories.append(history)
+        out.history_texts.append(" ".join(headlines[row_of[i]] for i in history if i in row_of))  # clicked headlines
+        out.article_rows += [row_of[i] for i in ids]
+        out.user_rows += [user] * len(ids)
+        out.news_ids += ids
+        out.references += [title.strip() for title in titles]
+    return out
 
 
 # --- writing ---------------------------------------------------------------------------------------------------

@@ -57,11 +57,15 @@ def get_distance(name: str, **options: Any) -> Distance:
     Args:
         name: one of :data:`DISTANCES`.
         **options: the distance's constructor options (``max_order`` for ``bleu``; ``model``,
-            ``num_layers``, ``batch_size``, ``device`` for ``bertscore``; ``model``, ``temperature``,
-            ``max_length``, ``batch_size``, ``device`` for ``infolm``; none for the others).
+            ``num_layers``, ``batch_size``, ``device``, ``dtype``, ``num_threads``, ``cache_mb`` for
+            ``bertscore``; ``model``, ``temperature``, ``max_length``, ``batch_size``, ``device`` for ``infolm``;
+            none for the others).
 
     Returns:
-        The shared :class:`Distance` instance for ``(name, options)``; models load on first use, not here.
+        The shared :class:`Distance` instance for ``(name, options)``; models load on first use, not here. An
+        instance is kept only once its constructor checked the options (a ``device`` this torch cannot use is
+        refused here), and a model-based distance keeps its model only once the whole set-up succeeded, so a
+        failing configuration fails the same way on every call.
 
     Raises:
         ValueError: an unknown name (the message lists the allowed ones) or a bad option value.

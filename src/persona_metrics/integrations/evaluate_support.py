@@ -6,10 +6,11 @@ The modules turn results into evaluate's plain dicts with the results' own ``as_
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 from typing import Any
 
-from persona_metrics.validation import check_reference_lists, check_text_fields
+from persona_metrics.validation import check_bool, check_ids, check_reference_lists, check_texts
 
 
 class ValidatedTextInputs:
@@ -19,10 +20,19 @@ class ValidatedTextInputs:
     mixin checks every item before evaluate encodes them, so bad input fails with the field and index.
     Put it *before* ``evaluate.Metric`` in the bases. Subclasses set ``_text_fields`` (input names in
     order) and ``_empty_ok`` (the names that may hold empty strings).
+
+    It is the evaluate side of the one validation layer (``persona_metrics.validation``): every text field goes
+    through :func:`~persona_metrics.validation.check_texts` (None fields, containers converted once to plain
+    lists, item types, empty texts, lone surrogates), per-item id options (``document_ids``) through
+    :func:`~persona_metrics.validation.check_ids`, option names through :meth:`check_option_names` and option
+    values through :meth:`check_option_values` (``return_*`` flags here, the rest by the metric's
+    :meth:`_check_values`, which calls the library's own checks), all before evaluate writes anything.
     """
 
     _text_fields: tuple[str, ...] = ("predictions", "references")
     _empty_ok: tuple[str, ...] = ("predictions",)
+    #: Compute options that hold one value per item (converted to a plain list and checked like the texts).
+    _id_options: tuple[str, ...] = ("document_ids",)
 
     def check_option_values(self, **options: Any) -> None:
         """Check the values of compute options before any data is scored.
@@ -36,9 +46,23 @@ class ValidatedTextInputs:
             TypeError / ValueError: a bad value, naming the option.
         """
         for key, value in options.items():
-            if key.startswith("return_") and not isinstance(value, bool):
-                raise TypeError(f"{key} must be a bool, got {value!r}")
+            if key.startswith("return_"):
+                check_bool(key, value)
         self._check_values(options)
+
+    def check_option_names(self, options: Any) -> None:
+        """Refuse compute options that ``_compute`` does not take, before any data is written.
+
+        Raises:
+            TypeError: an unknown option (the metric's options named).
+        """
+        params = inspect.signature(self._compute).parameters  # type: ignore[attr-defined]
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            return
+        known = [k for k in params if k not in self._text_fields]
+        unknown = sorted(str(k) for k in options if k not in params)
+        if unknown:
+            raise TypeError(f"unknown option(s) {unknown} for this metric; its options are {known}")
 
     def _check_values(self, options: dict[str, Any]) -> None:
         """The metric's option checks (subclasses call the library's validators); none by default."""
@@ -50,12 +74,27 @@ class ValidatedTextInputs:
         directory) are deleted as evaluate deletes them after a successful one, so repeated failures leave nothing
         behind and the module is ready for the next call.
         """
-        self.check_option_values(**{k: v for k, v in kwargs.items() if k not in self._text_fields})
+        options = {k: v for k, v in kwargs.items() if k not in self._text_fields}
+        self.check_option_names(options)
+        self.check_option_values(**options)
+        for key in self._id_options:
+            if kwargs.get(key) is not None:
+                kwargs[key] = check_ids(kwargs[key], key)
+        if all(kwargs.get(k) is None for k in self._text_fields) and not self._has_added_data():
+            raise ValueError(
+                f"no inputs: {', '.join(self._text_fields)} are all missing and nothing was added with add or "
+                "add_batch"
+            )
         try:
             return super().compute(**kwargs)  # type: ignore[misc]
         except Exception:
             self._discard_cache_files()
             raise
+
+    def _has_added_data(self) -> bool:
+        """Whether ``add`` / ``add_batch`` wrote rows for this computation (evaluate's writer exists)."""
+        state = vars(self)
+        return state.get("writer") is not None or state.get("buf_writer") is not None
 
     def _discard_cache_files(self) -> None:
         """Delete this computation's cache files and release their locks (evaluate keeps them after a failure)."""
@@ -77,26 +116,45 @@ class ValidatedTextInputs:
 
         return datasets.Features({name: datasets.Value("string", id="sequence") for name in self._text_fields})
 
-    def validated(self, fields: dict[str, Any]) -> dict[str, Any]:
-        """The text fields present in ``fields``, every item checked (field and index named on failure)."""
-        present = {k: fields[k] for k in self._text_fields if fields.get(k) is not None}
-        if present:
-            check_text_fields(allow_empty=self._empty_ok, **present)
+    def _present(self, fields: dict[str, Any], names: dict[str, str] | None = None) -> dict[str, Any]:
+        """The text fields given in ``fields`` (under ``names``), refusing a batch that gives only some of them.
+
+        Raises:
+            TypeError: some text fields given and another missing or None (named).
+        """
+        names = names or {}
+        present = {k: fields[names.get(k, k)] for k in self._text_fields if fields.get(names.get(k, k)) is not None}
+        missing = [names.get(k, k) for k in self._text_fields if k not in present]
+        if present and missing:
+            needed = ", ".join(names.get(k, k) for k in self._text_fields)
+            raise TypeError(f"{missing[0]} is missing (None); this metric needs {needed}")
         return present
 
+    def _checked(self, present: dict[str, Any]) -> dict[str, Any]:
+        """The present text fields as checked plain lists (field and index named on failure)."""
+        return check_texts(allow_empty=self._empty_ok, **present)
+
+    def validated(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """The text fields of ``fields`` as checked plain lists (field and index named on failure).
+
+        Raises:
+            TypeError / ValueError: a missing field, a bad container or item (field and index named).
+        """
+        present = self._present(fields)
+        return self._checked(present) if present else present
+
     def add_batch(self, **kwargs: Any) -> None:
-        """Validate every item, then hand the batch to evaluate."""
-        self.validated(kwargs)
+        """Validate every item, then hand the batch (plain lists) to evaluate."""
+        kwargs.update(self.validated(kwargs))
         super().add_batch(**kwargs)  # type: ignore[misc]
 
     def add(self, **kwargs: Any) -> None:
         """Validate one example, then hand it to evaluate."""
         singular = {"predictions": "prediction", "references": "reference"}  # evaluate's names in add()
-        present = {
-            k: [kwargs[singular.get(k, k)]] for k in self._text_fields if kwargs.get(singular.get(k, k)) is not None
-        }
+        present = self._present(kwargs, singular)
         if present:
-            check_text_fields(allow_empty=self._empty_ok, **present)
+            for name, values in self._checked({k: [v] for k, v in present.items()}).items():
+                kwargs[singular.get(name, name)] = values[0]
         super().add(**kwargs)  # type: ignore[misc]
 
 
@@ -125,36 +183,16 @@ class ValidatedReferenceLists(ValidatedTextInputs):
             }
         )
 
-    def _checked(self, fields: dict[str, Any]) -> dict[str, Any]:
-        """The present fields validated, ``references`` as lists of strings."""
-        texts = {k: v for k, v in fields.items() if k != "references"}
-        length = check_text_fields(allow_empty=self._empty_ok, **texts) if texts else None
-        if fields.get("references") is None:
-            return fields
-        references = check_reference_lists(fields["references"])
-        if length is not None and len(references) != length:
+    def _checked(self, present: dict[str, Any]) -> dict[str, Any]:
+        """The present fields as checked plain lists, ``references`` as one list of strings per item."""
+        texts = {k: v for k, v in present.items() if k != "references"}
+        out = check_texts(allow_empty=self._empty_ok, **texts) if texts else {}
+        if present.get("references") is None:
+            return out
+        references = check_reference_lists(present["references"])
+        if out and len(references) != len(next(iter(out.values()))):
+            first = next(iter(out))
             raise ValueError(
-                f"references has {len(references)} items but {next(iter(texts))} has {length}; they must align"
+                f"references has {len(references)} items but {first} has {len(out[first])}; they must align"
             )
-        return {**fields, "references": references}
-
-    def validated(self, fields: dict[str, Any]) -> dict[str, Any]:
-        """The text fields present in ``fields``, checked, ``references`` as lists of strings."""
-        present = {k: fields[k] for k in self._text_fields if fields.get(k) is not None}
-        return self._checked(present) if present else present
-
-    def add_batch(self, **kwargs: Any) -> None:
-        """Validate every item, then hand the batch (references as lists) to evaluate."""
-        kwargs.update(self.validated(kwargs))
-        super(ValidatedTextInputs, self).add_batch(**kwargs)  # type: ignore[misc]
-
-    def add(self, **kwargs: Any) -> None:
-        """Validate one example, then hand it (its references as a list) to evaluate."""
-        singular = {"predictions": "prediction", "references": "reference"}  # evaluate's names in add()
-        present = {
-            k: [kwargs[singular.get(k, k)]] for k in self._text_fields if kwargs.get(singular.get(k, k)) is not None
-        }
-        if present:
-            for name, values in self._checked(present).items():
-                kwargs[singular.get(name, name)] = values[0]
-        super(ValidatedTextInputs, self).add(**kwargs)  # type: ignore[misc]
+        return {**out, "references": references}

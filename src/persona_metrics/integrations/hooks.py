@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.integrations.distributed import rank_and_size, run_on_main
+from persona_metrics.validation import as_list
 
 __all__ = ["DEFAULT_COLUMNS", "ComputeMetrics", "make_compute_metrics", "numbers_only"]
 
@@ -432,7 +433,8 @@ def _read_columns(dataset: Any, mapping: Mapping[str, str]) -> dict[str, list[An
             raise ValueError(
                 f"column {column!r} (metric input {key!r}) is not in eval_dataset; available columns: {available}"
             )
-    return {key: list(dataset[column]) for key, column in mapping.items()}
+    # as_list: a datasets Column is read with one slice (list(column) reads it row by row)
+    return {key: as_list(dataset[column], f"eval_dataset[{column!r}]") for key, column in mapping.items()}
 
 
 def _as_ids(values: Any, field: str) -> np.ndarray:

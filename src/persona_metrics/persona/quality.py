@@ -37,7 +37,15 @@ from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.resources import sent_tokenize
 from persona_metrics.signature import Signature
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals, check_bootstrap
-from persona_metrics.validation import check_reference_lists, check_text_fields
+from persona_metrics.validation import (
+    check_bool,
+    check_mapping,
+    check_number,
+    check_path,
+    check_reference_lists,
+    check_texts,
+    describe,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -72,19 +80,24 @@ def check_weights(weights: Mapping[str, float], expected: Sequence[str], name: s
     """Validate a weight mapping: exactly the ``expected`` keys, finite non-negative values summing to 1.
 
     Raises:
+        TypeError: not a mapping, or a key that is not a string (naming ``name``).
         ValueError: naming ``name``, the offending key or the sum.
     """
     if not isinstance(weights, Mapping):
         raise TypeError(f"{name} must be a mapping of component → weight, got {type(weights).__name__}")
+    check_mapping(name, weights)
     if set(weights) != set(expected):
         raise ValueError(f"{name} must have exactly the keys {sorted(expected)}, got {sorted(weights)}")
+    values = {}
     for key, value in weights.items():
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-            raise ValueError(f"{name}[{key!r}] must be a finite number >= 0, got {value!r}")
-    total = float(sum(weights.values()))
+        try:
+            values[key] = check_number(f"{name}[{key!r}]", value, 0.0)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}[{key!r}] must be a finite number >= 0, got {describe(value)}") from None
+    total = float(sum(values.values()))
     if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
         raise ValueError(f"{name} must sum to 1, got {total:.6g} ({dict(weights)})")
-    return {k: float(v) for k, v in weights.items()}
+    return values
 
 
 # --- ROUGE-Lsum ------------------------------------------------------------------------------------------
@@ -128,6 +141,22 @@ class BertScoreConfig:
     rescale: bool = True
     baseline_path: str | None = None
 
+    def __post_init__(self) -> None:
+        """Check the four settings; messages use the ``persona_quality`` option names (``bertscore_model`` ...).
+
+        Raises:
+            TypeError / ValueError: a bad value (named); FileNotFoundError: a ``baseline_path`` that is no file.
+        """
+        if self.model is not None:
+            check_path("bertscore_model", self.model)
+        if self.num_layers is not None:
+            check_number("bertscore_layers", self.num_layers, 1, integer=True)
+        check_bool("rescale", self.rescale)
+        if self.baseline_path is not None:
+            path = check_path("baseline_path", self.baseline_path)
+            if not path.is_file():
+                raise FileNotFoundError(f"baseline_path {describe(str(path))} is not a file")
+
 
 def bertscore_baseline(config: BertScoreConfig, layer: int) -> float:
     """The F baseline of ``config``'s model at ``layer``: the given file, the project's MiniLM file, or bert_score's.
@@ -146,11 +175,19 @@ def bertscore_baseline(config: BertScoreConfig, layer: int) -> float:
             f"no BERTScore baseline for model {config.model!r} (looked for {path}); pass rescale=False to report raw "
             "scores or baseline_path=<LAYER,P,R,F csv>"
         )
-    with path.open(encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            if int(row["LAYER"]) == layer:
-                return float(row["F"])
-    raise ValueError(f"BERTScore baseline {path} has no row for layer {layer}")
+    try:
+        with path.open(encoding="utf-8") as f:
+            rows = {int(row["LAYER"]): float(row["F"]) for row in csv.DictReader(f)}
+    except (KeyError, TypeError, ValueError) as err:  # UnicodeDecodeError is a ValueError
+        raise ValueError(
+            f"baseline_path {path} is not a bert_score baseline (a LAYER,P,R,F csv): {type(err).__name__}: {err}"
+        ) from err
+    if layer not in rows:
+        raise ValueError(f"BERTScore baseline {path} has no row for layer {layer}")
+    base = rows[layer]
+    if not (math.isfinite(base) and base < 1.0):
+        raise ValueError(f"BERTScore baseline {path}: F = {base!r} at layer {layer}; rescaling needs a finite F < 1")
+    return base
 
 
 def bertscore_f1(
@@ -260,7 +297,8 @@ def check_quality_references(
         TypeError: a non-list field or a non-string item (field and index named, ``references[2][1]``).
         ValueError: no items, different lengths, an empty list of references or an empty text (named).
     """
-    n = check_text_fields(allow_empty=("predictions",) if allow_empty_predictions else (), predictions=predictions)
+    empty = ("predictions",) if allow_empty_predictions else ()
+    n = len(check_texts(allow_empty=empty, predictions=predictions)["predictions"])
     reference_lists = check_reference_lists(references)
     if len(reference_lists) != n:
         raise ValueError(f"references has {len(reference_lists)} items but predictions has {n}; they must align")
@@ -304,8 +342,13 @@ def score_content(
     Raises:
         TypeError / ValueError: bad inputs or weights (naming the field and index / key).
     """
+    predictions = check_texts(allow_empty=("predictions",), predictions=predictions)["predictions"]
     reference_lists = check_quality_references(predictions, references, allow_empty_predictions=True)
     config = bertscore or BertScoreConfig()
+    if not isinstance(config, BertScoreConfig):
+        raise TypeError(f"bertscore must be a BertScoreConfig, got {type(config).__name__}")
+    if bleurt_checkpoint is not None:
+        check_path("bleurt_checkpoint", bleurt_checkpoint)
     keys = ("rougeLsum", "bertscore", "bleurt") if bleurt_checkpoint else ("rougeLsum", "bertscore")
     default = CONTENT_WEIGHTS_WITH_BLEURT if bleurt_checkpoint else CONTENT_WEIGHTS_WITHOUT_BLEURT
     w = check_weights(weights if weights is not None else default, keys, "content_weights")
@@ -437,6 +480,40 @@ def combine_quality(
     return QualityResult(content, style, overall, w, config, tuple(quality_band(float(v)) for v in overall))
 
 
+def check_quality_options(
+    *,
+    bertscore: BertScoreConfig | None = None,
+    bleurt_checkpoint: object = None,
+    content_weights: object = None,
+    overall_weights: object = None,
+    persona_samples: object = None,
+    persona_dir: object = None,
+    style_method: object = "jsd",
+    bootstrap: object = 0,
+    seed: object = DEFAULT_BOOTSTRAP_SEED,
+) -> None:
+    """Check every option of :func:`score_quality` (and of the ``persona_quality`` module), before any model work.
+
+    The BERTScore settings are checked by :class:`BertScoreConfig` itself; the style options by
+    :func:`persona_metrics.persona.style.check_style_options`.
+
+    Raises:
+        TypeError / ValueError / FileNotFoundError: a bad value, naming the option.
+    """
+    from persona_metrics.persona.style import check_style_options
+
+    if bertscore is not None and not isinstance(bertscore, BertScoreConfig):
+        raise TypeError(f"bertscore must be a BertScoreConfig, got {type(bertscore).__name__}")
+    if bleurt_checkpoint is not None:
+        check_path("bleurt_checkpoint", bleurt_checkpoint)
+    if content_weights is not None:
+        keys = ("rougeLsum", "bertscore", "bleurt") if bleurt_checkpoint else ("rougeLsum", "bertscore")
+        check_weights(content_weights, keys, "content_weights")  # type: ignore[arg-type]
+    if overall_weights is not None:
+        check_weights(overall_weights, OVERALL_WEIGHTS_KEYS, "overall_weights")  # type: ignore[arg-type]
+    check_style_options(style_method, persona_samples, persona_dir, bootstrap, seed, method_name="style_method")
+
+
 def score_quality(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],
@@ -478,11 +555,20 @@ def score_quality(
     """
     from persona_metrics.persona.style import score_style
 
+    texts = check_texts(predictions=predictions, personas=personas)
+    predictions, personas = texts["predictions"], texts["personas"]
     reference_lists = check_quality_references(predictions, references)
-    check_text_fields(predictions=predictions, personas=personas)
-    check_bootstrap(bootstrap, seed)  # fail before any model work
-    if overall_weights is not None:  # fail before any model work
-        check_weights(overall_weights, OVERALL_WEIGHTS_KEYS, "overall_weights")
+    check_quality_options(  # every option, before any model work
+        bertscore=bertscore,
+        bleurt_checkpoint=bleurt_checkpoint,
+        content_weights=content_weights,
+        overall_weights=overall_weights,
+        persona_samples=persona_samples,
+        persona_dir=persona_dir,
+        style_method=style_method,
+        bootstrap=bootstrap,
+        seed=seed,
+    )
     style = score_style(
         predictions,
         personas,

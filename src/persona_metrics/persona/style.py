@@ -25,11 +25,17 @@ from typing import Any
 import numpy as np
 from scipy.special import rel_entr
 
-from persona_metrics.persona.stylometry import FEATURE_SET_VERSION, STYLE_FEATURES, feature_vector, raw_features
+from persona_metrics.persona.stylometry import (
+    FEATURE_SET_VERSION,
+    STYLE_FEATURES,
+    feature_vector,
+    raw_features,
+    words,
+)
 from persona_metrics.resources import cache_dir
 from persona_metrics.signature import Signature
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals, check_bootstrap
-from persona_metrics.validation import check_text_fields
+from persona_metrics.validation import as_list, check_bool, check_path, check_text, check_texts, describe
 
 logger = logging.getLogger(__name__)
 
@@ -108,38 +114,106 @@ def split_samples(text: str) -> list[str]:
     return [b.strip() for b in blocks if b.strip()]
 
 
+def _check_has_words(text: str, where: str) -> None:
+    if not words(text):
+        raise ValueError(f"{where}: text has no words: style features are undefined for an empty text")
+
+
+def _file_samples(path: Path, field: str) -> list[str]:
+    """The sample texts of one ``{persona}.txt`` file, each with a word (file and sample named on failure)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{field} file {path} is not UTF-8 text ({err.reason} at byte {err.start})") from err
+    samples = split_samples(text)
+    if not samples:
+        raise ValueError(f"{field} file {path} holds no sample text")
+    for k, sample in enumerate(samples):
+        _check_has_words(check_text(sample, f"{field} file {path}, sample {k}"), f"{field} file {path}, sample {k}")
+    return samples
+
+
+def check_persona_dir(persona_dir: object) -> Path | None:
+    """``persona_dir`` as a path to an existing directory (None passes).
+
+    Raises:
+        TypeError: not a ``str`` / ``os.PathLike``; ValueError: an empty path (both naming ``persona_dir``).
+        FileNotFoundError: no such directory (or a file), naming ``persona_dir``.
+    """
+    if persona_dir is None:
+        return None
+    path = check_path("persona_dir", persona_dir)
+    try:
+        is_dir = path.is_dir()
+    except (OSError, ValueError):  # a name the file system cannot encode is no directory either
+        is_dir = False
+    if not is_dir:
+        raise FileNotFoundError(f"persona_dir {describe(str(path))} is not a directory")
+    return path
+
+
 def load_persona_samples(directory: str | Path | None = None) -> dict[str, list[str]]:
     """``{persona: [texts]}`` from every ``{persona}.txt`` in ``directory`` (default: the shipped personas).
 
     Raises:
+        TypeError / ValueError: ``directory`` is not a path (:func:`check_persona_dir`); a file that is not UTF-8,
+            holds no sample or a sample without words (file and sample named).
         FileNotFoundError: the directory does not exist or holds no ``.txt`` file.
     """
     if directory is None:
         root = importlib_resources.files("persona_metrics.persona") / "personas"
         files = {Path(str(f)).stem: f.read_text(encoding="utf-8") for f in root.iterdir() if f.name.endswith(".txt")}
-    else:
-        path = Path(directory)
-        if not path.is_dir():
-            raise FileNotFoundError(f"persona_dir {path} is not a directory")
-        files = {f.stem: f.read_text(encoding="utf-8") for f in sorted(path.glob("*.txt"))}
-    if not files:
-        raise FileNotFoundError(f"no {{persona}}.txt files in {directory or 'the packaged personas'}")
-    return {name: split_samples(text) for name, text in sorted(files.items())}
+        return {name: split_samples(text) for name, text in sorted(files.items())}
+    path = check_persona_dir(directory)
+    assert path is not None
+    samples = {f.stem: _file_samples(f, "persona_dir") for f in sorted(path.glob("*.txt"))}
+    if not samples:
+        raise FileNotFoundError(f"no {{persona}}.txt files in persona_dir {path}")
+    return dict(sorted(samples.items()))
+
+
+def check_persona_samples(persona_samples: object, field: str = "persona_samples") -> dict[str, list[str]]:
+    """``persona_samples`` as ``{name: [texts]}`` of plain lists (None: ``{}``), every text checked.
+
+    Raises:
+        TypeError: not a mapping, a name that is not a string, a value that is not a list of strings (named).
+        ValueError: an empty name or list, an empty text, a lone surrogate or a text without words (field, persona
+            and index named: ``persona_samples['x'][0]``).
+    """
+    if persona_samples is None:
+        return {}
+    if not isinstance(persona_samples, Mapping):
+        raise TypeError(
+            f"{field} must be a dict {{persona name: [sample texts]}}, got {type(persona_samples).__name__}: "
+            f"{describe(persona_samples)}"
+        )
+    out: dict[str, list[str]] = {}
+    for name, texts in persona_samples.items():
+        check_text(name, f"{field} key {describe(name)}")
+        where = f"{field}[{name!r}]"
+        items = as_list(texts, where, "a non-empty list of sample texts")
+        if not items:
+            raise ValueError(f"{where} must be a non-empty list of texts (it is empty)")
+        for i, text in enumerate(items):
+            _check_has_words(check_text(text, f"{where}[{i}]"), f"{where}[{i}]")
+        out[name] = items
+    return out
 
 
 def resolve_samples(
     persona_samples: Mapping[str, Sequence[str]] | None = None, persona_dir: str | Path | None = None
 ) -> dict[str, list[str]]:
-    """Shipped personas, overridden/extended by ``persona_dir`` files, then by ``persona_samples``."""
+    """Shipped personas, overridden/extended by ``persona_dir`` files, then by ``persona_samples``.
+
+    Raises:
+        TypeError / ValueError / FileNotFoundError: see :func:`check_persona_samples` and
+            :func:`load_persona_samples`.
+    """
+    extra = check_persona_samples(persona_samples)
     samples = load_persona_samples()
     if persona_dir is not None:
         samples |= load_persona_samples(persona_dir)
-    for name, texts in (persona_samples or {}).items():
-        if not isinstance(name, str) or isinstance(texts, str) or not isinstance(texts, Sequence) or not texts:
-            raise ValueError(f"persona_samples[{name!r}] must be a non-empty list of texts")
-        check_text_fields(**{f"persona_samples[{name!r}]": list(texts)})
-        samples[name] = list(texts)
-    return samples
+    return samples | extra
 
 
 def samples_hash(samples: Mapping[str, Sequence[str]]) -> str:
@@ -268,15 +342,39 @@ def build_centroids(samples: Mapping[str, Sequence[str]], cache_path: str | Path
     return StyleModel(dict(model.centroids), model.spread)
 
 
-def check_style_method(method: object) -> str:
+def check_style_method(method: object, name: str = "method") -> str:
     """``method`` if it is one of :data:`STYLE_METHODS`.
 
     Raises:
-        ValueError: any other value (the allowed ones named).
+        ValueError: any other value (the option and the allowed values named).
     """
-    if method not in STYLE_METHODS:
-        raise ValueError(f"method = {method!r} is not a style method; allowed: {list(STYLE_METHODS)}")
-    return str(method)
+    if not isinstance(method, str) or method not in STYLE_METHODS:
+        raise ValueError(f"{name} = {describe(method)} is not a style method; allowed: {list(STYLE_METHODS)}")
+    return method
+
+
+def check_style_options(
+    method: object = DEFAULT_STYLE_METHOD,
+    persona_samples: object = None,
+    persona_dir: object = None,
+    bootstrap: object = 0,
+    seed: object = DEFAULT_BOOTSTRAP_SEED,
+    *,
+    method_name: str = "method",
+) -> None:
+    """Check the style options of every entry point, before any text is scored.
+
+    :func:`score_style`, :func:`~persona_metrics.persona.quality.score_quality` and the ``persona_style`` and
+    ``persona_quality`` modules (so the hooks and the CLI too) run these checks.
+
+    Raises:
+        TypeError / ValueError / FileNotFoundError: a bad value, naming the option (and the persona and index of a
+            bad sample).
+    """
+    check_style_method(method, method_name)
+    check_persona_samples(persona_samples)
+    check_persona_dir(persona_dir)
+    check_bootstrap(bootstrap, seed)
 
 
 # --- scoring ---------------------------------------------------------------------------------------------
@@ -378,7 +476,9 @@ def score_style(
         ValueError: an unknown persona or method (index and known values named), mismatched lengths, a
             prediction without words (index named), or a bad ``bootstrap``.
     """
-    check_text_fields(predictions=predictions, personas=personas)
+    texts = check_texts(predictions=predictions, personas=personas)
+    predictions, personas = texts["predictions"], texts["personas"]
+    check_bool("return_features", return_features)
     check_style_method(method)
     bootstrap, seed = check_bootstrap(bootstrap, seed)
     samples = resolve_samples(persona_samples, persona_dir)
@@ -470,11 +570,8 @@ class PersonaEvaluation:
 
 
 def _check_text_lists(field: str, texts_by_persona: Mapping[str, Sequence[str]]) -> None:
-    """Each value a non-empty list of non-empty strings (field, persona and index named)."""
-    for name, texts in texts_by_persona.items():
-        if isinstance(texts, str) or not isinstance(texts, Sequence) or not texts:
-            raise ValueError(f"{field}[{name!r}] must be a non-empty list of texts")
-        check_text_fields(**{f"{field}[{name!r}]": list(texts)})
+    """Each value a non-empty list of texts with words (field, persona and index named)."""
+    check_persona_samples(texts_by_persona, field)
 
 
 def evaluate_personas(

@@ -46,67 +46,97 @@ def custom_sigmoid(x: np.ndarray | float, offset: float, slope_exponent: float) 
     return expit(np.power(10.0, slope_exponent) * np.asarray(x, dtype=np.float64) - offset * math.log(10.0))
 
 
-def _proportional_weights(pair: np.ndarray, to_doc: np.ndarray) -> np.ndarray:
-    """Softmax-weighted pair distances X (or Y) of eq. (1), code semantics.
+def weighted_distances(pair: np.ndarray, to_doc: np.ndarray) -> np.ndarray:
+    """Softmax-weighted pair distances X (or Y) of eq. (1), code semantics; one document or a stack of them.
 
     ``w_jk = σ(j, k) / σ(j, D)`` (0 when ``σ(j, D) = 0``), softmax over the other users ``l ≠ j`` of the
-    anchor's row, times ``σ(j, k)``. The diagonal of the result is meaningless and set to 0.
+    anchor's row, times ``σ(j, k)``. The diagonal of the result is meaningless and set to 0. Every operation is
+    element-wise or a reduction along the last axis, so a document's values are the same floats whether it is
+    computed alone or in a stack.
+
+    Args:
+        pair: ``(n, n)`` pair distances of one document, or ``(m, n, n)`` for m documents of n users each.
+        to_doc: ``(n,)`` (or ``(m, n)``) distances to the document.
     """
-    n = pair.shape[0]
+    n = pair.shape[-1]
     with np.errstate(divide="ignore", invalid="ignore"):
-        w = np.where(to_doc[:, None] == 0.0, 0.0, pair / to_doc[:, None])
+        w = np.where(to_doc[..., :, None] == 0.0, 0.0, pair / to_doc[..., :, None])
     off = ~np.eye(n, dtype=bool)
     w = np.where(off, w, -np.inf)  # the anchor itself is not in the softmax (code, not paper)
-    w = w - w.max(axis=1, keepdims=True)  # stable softmax: same values, no overflow
+    w = w - w.max(axis=-1, keepdims=True)  # stable softmax: same values, no overflow
     e = np.exp(w)
-    soft = e / e.sum(axis=1, keepdims=True)
+    soft = e / e.sum(axis=-1, keepdims=True)
     return np.where(off, soft * pair, 0.0)
+
+
+def degress_from_weighted(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """DEGRESS of each summary (eq. 1) from the weighted distances X (references) and Y (summaries).
+
+    Args:
+        x: :func:`weighted_distances` of the references, ``(n, n)`` or ``(m, n, n)``.
+        y: the same for the generated summaries.
+
+    Returns:
+        ``(n,)`` (or ``(m, n)``): ``mean over k ≠ j of (min(X_jk, Y_jk) + ε) / (max(X_jk, Y_jk) + ε)``.
+    """
+    n = x.shape[-1]
+    r = (np.minimum(x, y) + DEGRESS_EPSILON) / (np.maximum(x, y) + DEGRESS_EPSILON)
+    r = np.where(np.eye(n, dtype=bool), 0.0, r)
+    return r.sum(axis=-1) / (n - 1)
 
 
 def degress_scores(
     ref_pair: np.ndarray, ref_doc: np.ndarray, pred_pair: np.ndarray, pred_doc: np.ndarray
 ) -> np.ndarray:
-    """DEGRESS of each user's summary in one document (eq. 1, authors' code semantics).
+    """DEGRESS of each user's summary in one document (eq. 1, authors' code semantics), or in a stack of them.
 
     Args:
-        ref_pair: ``(n, n)`` array, ``ref_pair[j, k] = σ(u_j, u_k)`` (diagonal ignored).
-        ref_doc: ``(n,)`` array, ``σ(u_j, D)``.
-        pred_pair: ``(n, n)`` array, ``σ(s_j, s_k)``.
-        pred_doc: ``(n,)`` array, ``σ(s_j, D)``.
+        ref_pair: ``(n, n)`` array, ``ref_pair[j, k] = σ(u_j, u_k)`` (diagonal ignored); or ``(m, n, n)`` for m
+            documents with n users each (the scorer batches documents of equal size this way).
+        ref_doc: ``(n,)`` array, ``σ(u_j, D)`` (or ``(m, n)``).
+        pred_pair: ``(n, n)`` array, ``σ(s_j, s_k)`` (or ``(m, n, n)``).
+        pred_doc: ``(n,)`` array, ``σ(s_j, D)`` (or ``(m, n)``).
 
     Returns:
-        ``(n,)`` array: ``DEGRESS(s_j) = mean over k ≠ j of (min(X_jk, Y_jk) + ε) / (max(X_jk, Y_jk) + ε)``.
+        ``(n,)`` array (or ``(m, n)``): ``DEGRESS(s_j) = mean over k ≠ j of (min(X_jk, Y_jk) + ε) / (max(X_jk,
+        Y_jk) + ε)``. A stacked document gets the same floats as alone.
 
     Raises:
         ValueError: with fewer than two users (no pair exists).
     """
-    n = ref_pair.shape[0]
+    n = ref_pair.shape[-1]
     if n < 2:
         raise ValueError(f"DEGRESS needs at least 2 users per document, got {n}")
-    x = _proportional_weights(ref_pair, ref_doc)
-    y = _proportional_weights(pred_pair, pred_doc)
-    r = (np.minimum(x, y) + DEGRESS_EPSILON) / (np.maximum(x, y) + DEGRESS_EPSILON)
-    np.fill_diagonal(r, 0.0)
-    return r.sum(axis=1) / (n - 1)
+    return degress_from_weighted(weighted_distances(ref_pair, ref_doc), weighted_distances(pred_pair, pred_doc))
 
 
 @dataclass(frozen=True)
 class Penalties:
-    """ADP (per document), ACP, DGP and EDP (per summary) of one document (eq. 4–6)."""
+    """ADP (per document), ACP, DGP and EDP (per summary) of one document (eq. 4–6), or of a stack of documents.
 
-    adp: float
+    For one document ``adp`` is a float and the others ``(n,)`` arrays; for a stack of m documents ``adp`` is an
+    ``(m,)`` array and the others ``(m, n)`` (:meth:`rows` splits a stack into one :class:`Penalties` per document).
+    """
+
+    adp: float | np.ndarray
     acp: np.ndarray
     dgp: np.ndarray
     edp: np.ndarray
+
+    def rows(self) -> list[Penalties]:
+        """The penalties of each document of a stack (views of its rows)."""
+        columns = (np.asarray(self.adp).tolist(), self.acp, self.dgp, self.edp)
+        return [Penalties(adp, acp, dgp, edp) for adp, acp, dgp, edp in zip(*columns, strict=True)]
 
 
 def edp_scores(
     accuracy: np.ndarray, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA, gamma: float = DEFAULT_GAMMA
 ) -> Penalties:
-    """Accuracy-drop and -inconsistency penalties of one document (eq. 4, 5, 6; code semantics).
+    """Accuracy-drop and -inconsistency penalties of one document (eq. 4, 5, 6; code semantics), or of a stack.
 
     Args:
-        accuracy: ``(n,)`` accuracy distances ``σ(s_j, u_j)`` of the document's users.
+        accuracy: ``(n,)`` accuracy distances ``σ(s_j, u_j)`` of the document's users; or ``(m, n)`` for m
+            documents with n users each (each row's penalties are the same floats as the row alone).
         alpha: EDP sigmoid offset (paper α).
         beta: EDP sigmoid slope exponent (paper β).
         gamma: ADP / ACP sigmoid offset (paper γ).
@@ -114,15 +144,17 @@ def edp_scores(
     Returns:
         The :class:`Penalties`; ``EDP = 1 − S(ADP + ACP; α, β) + 1e-7``.
     """
-    d_min = float(accuracy.min())
-    d_mean = float(accuracy.mean())
+    accuracy = np.asarray(accuracy, dtype=np.float64)
+    d_min = accuracy.min(axis=-1, keepdims=True)
+    d_mean = accuracy.mean(axis=-1, keepdims=True)
     with np.errstate(divide="ignore"):  # d_min = 1 + 1e-7 (unbounded σ) divides by 0: ±inf, then S = 0 or 1
-        drop = np.float64(d_min) / ((1.0 - d_min) + PERSEVAL_EPSILON)
-    adp = float(custom_sigmoid(drop, gamma, PENALTY_SLOPE_EXPONENT))
+        drop = d_min / ((1.0 - d_min) + PERSEVAL_EPSILON)
+    adp = custom_sigmoid(drop, gamma, PENALTY_SLOPE_EXPONENT)
     acp = custom_sigmoid((accuracy - d_min) / ((d_mean - d_min) + PERSEVAL_EPSILON), gamma, PENALTY_SLOPE_EXPONENT)
     dgp = adp + acp
     edp = 1.0 - custom_sigmoid(dgp, alpha, beta) + PERSEVAL_EPSILON
-    return Penalties(adp=adp, acp=acp, dgp=dgp, edp=edp)
+    adp = adp[..., 0]
+    return Penalties(adp=float(adp) if adp.ndim == 0 else adp, acp=acp, dgp=dgp, edp=edp)
 
 
 def p_accuracy(
@@ -138,8 +170,19 @@ def p_accuracy(
 
 # --- system reduction (eqs. 2 and 7) -------------------------------------------------------------------------
 def document_means(per_summary: Sequence[np.ndarray]) -> np.ndarray:
-    """The inner mean of eqs. 2 and 7: one value per document, the mean over its users' summaries."""
-    return np.array([float(np.mean(values)) for values in per_summary])
+    """The inner mean of eqs. 2 and 7: one value per document, the mean over its users' summaries.
+
+    Documents with the same number of summaries are stacked and averaged along the last axis: each mean is the
+    same float as ``np.mean`` of that document alone, without one numpy call per document.
+    """
+    by_size: dict[int, list[int]] = {}
+    for i, values in enumerate(per_summary):
+        by_size.setdefault(len(values), []).append(i)
+    means = np.empty(len(per_summary), dtype=np.float64)
+    for size, docs in by_size.items():
+        stack = np.array([per_summary[i] for i in docs], dtype=np.float64).reshape(len(docs), size)
+        means[docs] = stack.mean(axis=-1)
+    return means
 
 
 @dataclass(frozen=True)

@@ -4,15 +4,21 @@ Every entry point (the library functions, the ``degress`` and ``perseval`` evalu
 and the Spaces) builds a :class:`PersevalParams`, so a bad value fails the same way everywhere, before any
 distance is computed. Ranges (``docs/perseval.md`` §6 and the hyper-parameter table):
 
-* ``alpha`` (EDP offset α, eq. 6), ``beta`` (EDP slope β, eq. 6), ``gamma`` (ADP / ACP offset γ, eqs. 4–5): finite
-  and > 0 (the paper recommends α ≥ 3, β ≥ 1 and γ ≥ 4 and reports α = 3, β = 1.7, γ = 4);
+* ``alpha`` (EDP offset α, eq. 6), ``beta`` (EDP slope β, eq. 6), ``gamma`` (ADP / ACP offset γ, eqs. 4–5): in
+  (0, 300] (the paper recommends α ≥ 3, β ≥ 1 and γ ≥ 4 and reports α = 3, β = 1.7, γ = 4). They are exponents
+  of ten in the paper's sigmoid ``1 / (1 + 10^A · exp(−10^B · x))``: above ~308, ``10^A`` is not a float64 number
+  (the authors' code overflows) and the sigmoid is undefined (``inf · 0``); 300 keeps ``10^β · DGP`` (DGP ≤ 2)
+  finite, so every value in range gives finite scores;
 * ``p_acc_alpha`` in (0, 1] and ``p_acc_beta`` in [0, 1] (eq. 3);
-* ``bootstrap``: 0 (off) or at least 2 document resamples; ``seed``: an int.
+* ``bootstrap``: 0 (off) or 2 to :data:`~persona_metrics.significance.MAX_BOOTSTRAP` document resamples;
+  ``seed``: an int >= 0.
+
+Numbers may be Python or numpy ints and floats; bools, strings, NaN, infinities and huge ints (``10**400``) are
+refused with the parameter named (``persona_metrics.validation.check_number``).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from persona_metrics.personalization.formulas import (
@@ -24,35 +30,34 @@ from persona_metrics.personalization.formulas import (
     DEFAULT_P_ACC_BETA,
 )
 from persona_metrics.signature import Signature
+from persona_metrics.significance import check_bootstrap
+from persona_metrics.validation import check_number, describe, interval_text
 
+#: The largest α, β, γ: exponents of ten whose power, times DGP ≤ 2, stays a finite float64 (module docstring).
+MAX_EXPONENT = 300.0
 #: ``name: (low, high, low_inclusive, high_inclusive)`` for the real-valued parameters (see the module docstring).
 RANGES: dict[str, tuple[float, float, bool, bool]] = {
-    "alpha": (0.0, math.inf, False, False),
-    "beta": (0.0, math.inf, False, False),
-    "gamma": (0.0, math.inf, False, False),
+    "alpha": (0.0, MAX_EXPONENT, False, True),
+    "beta": (0.0, MAX_EXPONENT, False, True),
+    "gamma": (0.0, MAX_EXPONENT, False, True),
     "p_acc_alpha": (0.0, 1.0, False, True),
     "p_acc_beta": (0.0, 1.0, True, True),
 }
-
-
-def _interval(low: float, high: float, low_in: bool, high_in: bool) -> str:
-    return f"{'[' if low_in else '('}{low:g}, {high:g}{']' if high_in else ')'}"
 
 
 def check_real(name: str, value: object) -> float:
     """``value`` as a float if it is a finite real number inside ``RANGES[name]``.
 
     Raises:
-        TypeError: not a real number (bools are refused).
-        ValueError: outside the range (the range is named).
+        TypeError: not a real number (bools and strings are refused).
+        ValueError: NaN, infinite, a huge int or outside the range (the range is named).
     """
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise TypeError(f"{name} must be a finite number, got {value!r}")
     low, high, low_in, high_in = RANGES[name]
-    inside = (value >= low if low_in else value > low) and (value <= high if high_in else value < high)
+    number = float(check_number(name, value))  # a finite real number (named TypeError / ValueError)
+    inside = (number >= low if low_in else number > low) and (number <= high if high_in else number < high)
     if not inside:
-        raise ValueError(f"{name} must be in {_interval(low, high, low_in, high_in)}, got {value!r}")
-    return float(value)
+        raise ValueError(f"{name} must be in {interval_text(low, high, low_in, high_in)}, got {describe(value)}")
+    return number
 
 
 @dataclass(frozen=True)
@@ -81,11 +86,9 @@ class PersevalParams:
     def __post_init__(self) -> None:
         for name in RANGES:
             object.__setattr__(self, name, check_real(name, getattr(self, name)))
-        bootstrap = self.bootstrap
-        if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0 or bootstrap == 1:
-            raise ValueError(f"bootstrap must be 0 (off) or an int >= 2 (resamples), got {bootstrap!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise TypeError(f"seed must be an int, got {self.seed!r}")
+        bootstrap, seed = check_bootstrap(self.bootstrap, self.seed)
+        object.__setattr__(self, "bootstrap", bootstrap)
+        object.__setattr__(self, "seed", seed)
 
     def signature(self) -> Signature:
         """``alpha|beta|gamma|p_acc`` (and ``bootstrap,seed`` when on), in the order of the result signature."""

@@ -1,34 +1,38 @@
 """Scoring summarizers with DEGRESS, EGISES, P-Accuracy and PerSEval: grouping, distances, results.
 
 :func:`score_personalization` (and :class:`PersonalizationScorer` for several models on one dataset)
-validates the inputs, groups items into documents, asks a :class:`~persona_metrics.distances.Distance` for
-every distance in **one** call (so each unique pair is computed once), applies the pure formulas of
-:mod:`persona_metrics.personalization.formulas` per document and reduces them with its :func:`aggregate`
-(eqs. 2 and 7). The result object gives every view a caller needs (system numbers, per summary, per document,
-a plain dict), so no app or script averages scores itself.
+validates the inputs (as plain lists), groups items into documents, asks a
+:class:`~persona_metrics.distances.Distance` for every distance of a pass in **one** call on integer pair indices
+(so each unique pair is computed once), applies the pure formulas of
+:mod:`persona_metrics.personalization.formulas` to stacks of documents with the same number of users (the same
+floats as one document at a time) and reduces them with its :func:`aggregate` (eqs. 2 and 7). The result object
+gives every view a caller needs (system numbers, per summary, per document, a plain dict), so no app or script
+averages scores itself. Speed and exactness: ``docs/perseval.md`` §11.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from persona_metrics.distances import DEFAULT_DISTANCE, Distance, get_distance
+from persona_metrics.distances.base import TextPairs
 from persona_metrics.personalization.formulas import (
     Penalties,
     aggregate,
     bootstrap_interval,
-    degress_scores,
+    degress_from_weighted,
     document_means,
     edp_scores,
+    weighted_distances,
 )
 from persona_metrics.personalization.params import PersevalParams
 from persona_metrics.signature import Signature
-from persona_metrics.validation import check_text_fields, warn
+from persona_metrics.validation import check_ids, check_mapping, check_texts, warn
 
 logger = logging.getLogger(__name__)
 
@@ -208,9 +212,8 @@ def resolve_distance(distance: str | Distance, distance_options: Mapping[str, An
         return distance
     if not isinstance(distance, str):
         raise TypeError(f"distance must be a name (str) or a Distance instance, got {type(distance).__name__}")
-    if distance_options is not None and not isinstance(distance_options, Mapping):
-        raise TypeError(f"distance_options must be a mapping of option name to value, got {distance_options!r}")
-    return get_distance(distance, **(distance_options or {}))
+    options = {} if distance_options is None else check_mapping("distance_options", distance_options)
+    return get_distance(distance, **options)
 
 
 def check_options(
@@ -238,16 +241,96 @@ def _off_diagonal(n: int) -> tuple[np.ndarray, np.ndarray]:
     return rows, cols
 
 
-def _check_document_ids(document_ids: Sequence[Hashable] | None, num_items: int) -> None:
-    if document_ids is None:
-        return
-    if isinstance(document_ids, str) or not isinstance(document_ids, Sequence):
-        raise TypeError(f"document_ids must be a list, got {type(document_ids).__name__}")
-    if len(document_ids) != num_items:
-        raise ValueError(f"document_ids has {len(document_ids)} items but references has {num_items}")
-    for i, key in enumerate(document_ids):
-        if not isinstance(key, Hashable) or key is None:
-            raise TypeError(f"document_ids[{i}] must be a hashable id (str or int), got {key!r}")
+@dataclass(frozen=True)
+class _SizeClass:
+    """The scored documents with ``n`` users, stacked so the formulas run once per class, not once per document.
+
+    Attributes:
+        n: users per document.
+        docs: ``(m,)`` positions of the documents in the scorer's ``groups``.
+        items: ``(m, n)`` item indices, one row per document in its users' order.
+        pair_at: ``(m, n·(n − 1))`` positions of the documents' user pairs in a pass (row-major off-diagonal).
+        doc_at: ``(m, n)`` positions of the users' σ to the document in a pass.
+        item_at: ``(m, n)`` positions of the users' accuracy σ in a model pass (after the side pairs).
+    """
+
+    n: int
+    docs: np.ndarray
+    items: np.ndarray
+    pair_at: np.ndarray
+    doc_at: np.ndarray
+    item_at: np.ndarray
+
+
+class _Layout:
+    """Where every σ of a pass sits, built once per scorer from the grouping (integer arrays, no text tuples).
+
+    A pass over texts ``T`` (the references, or a model's predictions) asks, document by document in first-seen
+    order, for its ordered user pairs ``(T[j], T[k])`` (row-major off-diagonal) and then each ``(T[j], D)``; a
+    model pass then adds each ``(prediction_i, reference_i)``, document by document. The formulas read these values
+    back per size class (:meth:`split`).
+    """
+
+    def __init__(self, groups: Sequence[DocumentGroup]) -> None:
+        sizes = np.array([len(g.indices) for g in groups], dtype=np.int64)
+        side_at = np.cumsum(sizes * sizes) - sizes * sizes  # each document's n(n − 1) pairs, then its n to D
+        item_at = np.cumsum(sizes) - sizes
+        self.documents = [g.document for g in groups]
+        self.items = np.fromiter((i for g in groups for i in g.indices), dtype=np.int64, count=int(sizes.sum()))
+        side = int((sizes * sizes).sum())
+        self.first, self.second = np.zeros(side, dtype=np.int64), np.zeros(side, dtype=np.int64)
+        self.to_doc = np.zeros(side, dtype=bool)  # whether the second text of a pair is the document
+        self.classes: list[_SizeClass] = []
+        for n in np.unique(sizes).tolist():
+            docs = np.flatnonzero(sizes == n)
+            items = self.items[item_at[docs][:, None] + np.arange(n)]
+            rows, cols = _off_diagonal(n)
+            c = _SizeClass(
+                n,
+                docs,
+                items,
+                pair_at=side_at[docs][:, None] + np.arange(n * (n - 1)),
+                doc_at=side_at[docs][:, None] + n * (n - 1) + np.arange(n),
+                item_at=item_at[docs][:, None] + np.arange(n),
+            )
+            self.first[c.pair_at], self.second[c.pair_at] = items[:, rows], items[:, cols]
+            self.first[c.doc_at], self.second[c.doc_at], self.to_doc[c.doc_at] = items, docs[:, None], True
+            self.classes.append(c)
+
+    def side_pairs(self, texts: list[str]) -> TextPairs:
+        """The pairs of a pass over ``texts``: per document, its user pairs, then each text against the document."""
+        second = np.where(self.to_doc, len(texts) + self.second, self.second)
+        return TextPairs(texts + self.documents, self.first, second)
+
+    def model_pairs(self, predictions: list[str], references: list[str]) -> TextPairs:
+        """A model pass: :meth:`side_pairs` of the predictions, then each prediction against its reference."""
+        n = len(predictions)
+        return TextPairs(
+            predictions + references + self.documents,
+            np.concatenate((self.first, self.items)),
+            np.concatenate((np.where(self.to_doc, 2 * n + self.second, self.second), n + self.items)),
+        )
+
+    def split(self, values: np.ndarray) -> Iterator[tuple[_SizeClass, np.ndarray, np.ndarray, np.ndarray]]:
+        """Per class: ``(class, (m, n, n) pair σ with a zero diagonal, (m, n) σ to the document, (m, n) accuracy σ)``.
+
+        The accuracy σ are those of a model pass (an empty ``(0, n)`` array for a reference pass).
+        """
+        side, accuracy = values[: len(self.first)], values[len(self.first) :]
+        for c in self.classes:
+            m, n = c.items.shape
+            rows, cols = _off_diagonal(n)
+            pair = np.zeros((m, n, n))
+            pair[:, rows, cols] = side[c.pair_at]
+            yield c, pair, side[c.doc_at], accuracy[c.item_at] if accuracy.size else np.zeros((0, n))
+
+
+def _document_ids(document_ids: Sequence[Hashable] | None, num_items: int) -> list[Hashable] | None:
+    """The ids as a plain list (:func:`~persona_metrics.validation.check_ids`), aligned with the items, or None."""
+    ids = check_ids(document_ids)
+    if ids is not None and len(ids) != num_items:
+        raise ValueError(f"document_ids has {len(ids)} items but references has {num_items}")
+    return ids
 
 
 class PersonalizationScorer:
@@ -279,11 +362,12 @@ class PersonalizationScorer:
         distance: str | Distance = DEFAULT_DISTANCE,
         distance_options: dict | None = None,
     ) -> None:
-        self.num_items = check_text_fields(references=references, documents=documents)
-        _check_document_ids(document_ids, self.num_items)
+        texts = check_texts(references=references, documents=documents)  # plain lists: the hot paths index them
+        self.references = texts["references"]
+        self.num_items = len(self.references)
+        ids = _document_ids(document_ids, self.num_items)
         self.distance = resolve_distance(distance, distance_options)
-        self.references = list(references)
-        groups = group_documents(documents, document_ids)
+        groups = group_documents(texts["documents"], ids)
         self.groups = [g for g in groups if len(g.indices) >= 2]
         self.num_excluded_documents = len(groups) - len(self.groups)
         if not self.groups:
@@ -297,26 +381,10 @@ class PersonalizationScorer:
                 f"{self.num_excluded_documents} of {len(groups)} documents have a single reference and are "
                 f"excluded ({shown}); see num_excluded_documents"
             )
-        self._ref_side = self._side(self.references)
-
-    def _side(self, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per scored document: the ``(n, n)`` pair distances (zero diagonal) and the ``(n,)`` document distances."""
-        pairs: list[tuple[str, str]] = []
-        for g in self.groups:
-            rows, cols = _off_diagonal(len(g.indices))
-            pairs += [(texts[g.indices[j]], texts[g.indices[k]]) for j, k in zip(rows, cols, strict=True)]
-            pairs += [(texts[i], g.document) for i in g.indices]
-        values = self.distance.pairwise(pairs)
-        out, pos = [], 0
-        for g in self.groups:
-            n = len(g.indices)
-            rows, cols = _off_diagonal(n)
-            pair = np.zeros((n, n))
-            pair[rows, cols] = values[pos : pos + n * (n - 1)]
-            pos += n * (n - 1)
-            out.append((pair, values[pos : pos + n]))
-            pos += n
-        return out
+        self._layout = _Layout(self.groups)
+        # The reference side, once: X of eq. (1) per size class (σ(u_j, u_k) and σ(u_j, D) in one call).
+        ref_values = self.distance.pairwise(self._layout.side_pairs(self.references))
+        self._ref_weighted = [weighted_distances(pair, to_doc) for _, pair, to_doc, _ in self._layout.split(ref_values)]
 
     def score(
         self,
@@ -334,7 +402,8 @@ class PersonalizationScorer:
             **options: ``alpha``, ``beta``, ``gamma``, ``p_acc_alpha``, ``p_acc_beta``, ``bootstrap``, ``seed``.
         """
         params = _params(params, options)
-        n_items = check_text_fields(allow_empty=("predictions",), predictions=predictions)
+        predictions = check_texts(allow_empty=("predictions",), predictions=predictions)["predictions"]
+        n_items = len(predictions)
         if n_items != self.num_items:
             raise ValueError(f"predictions has {n_items} items but references has {self.num_items}; they must align")
         docs = self._documents(predictions, params)
@@ -366,22 +435,22 @@ class PersonalizationScorer:
             intervals=intervals,
         )
 
-    def _documents(self, predictions: Sequence[str], params: PersevalParams) -> list[DocumentScores]:
-        """Per scored document: DEGRESS (eq. 1), accuracy distances and penalties (eqs. 4–6)."""
-        pred_side = self._side(predictions)
-        # Accuracy distances: generated first, reference second (the authors' argument order).
-        acc_values = self.distance.pairwise(
-            [(predictions[i], self.references[i]) for g in self.groups for i in g.indices]
-        )
-        docs: list[DocumentScores] = []
-        pos = 0
-        for g, (ref_pair, ref_doc), (pred_pair, pred_doc) in zip(self.groups, self._ref_side, pred_side, strict=True):
-            acc = acc_values[pos : pos + len(g.indices)]
-            pos += len(g.indices)
-            deg = degress_scores(ref_pair, ref_doc, pred_pair, pred_doc)
+    def _documents(self, predictions: list[str], params: PersevalParams) -> list[DocumentScores]:
+        """Per scored document: DEGRESS (eq. 1), accuracy distances and penalties (eqs. 4–6).
+
+        One distance call for the model side and the accuracy distances (generated first, reference second: the
+        authors' argument order); the formulas then run once per size class on ``(m, n, n)`` stacks, which gives
+        every document the same floats as computing it alone.
+        """
+        values = self.distance.pairwise(self._layout.model_pairs(predictions, self.references))
+        docs: dict[int, DocumentScores] = {}  # by position in self.groups, filled class by class
+        for (c, pair, to_doc, acc), x in zip(self._layout.split(values), self._ref_weighted, strict=True):
+            deg = degress_from_weighted(x, weighted_distances(pair, to_doc))
             penalties = edp_scores(acc, params.alpha, params.beta, params.gamma)
-            docs.append(DocumentScores(g.key, g.indices, deg, acc, penalties))
-        return docs
+            for position, deg_j, acc_j, pen_j in zip(c.docs.tolist(), deg, acc, penalties.rows(), strict=True):
+                g = self.groups[position]
+                docs[position] = DocumentScores(g.key, g.indices, deg_j, acc_j, pen_j)
+        return [docs[position] for position in range(len(self.groups))]
 
 
 def _params(params: PersevalParams | None, options: dict[str, Any]) -> PersevalParams:
@@ -447,8 +516,10 @@ def score_personalization(
         (1.0, 0.998991)
     """
     params = _params(params, options)  # fail on a bad option before any distance work
-    check_text_fields(allow_empty=("predictions",), predictions=predictions, references=references, documents=documents)
-    scorer = PersonalizationScorer(
-        references, documents, document_ids, distance=distance, distance_options=distance_options
+    texts = check_texts(
+        allow_empty=("predictions",), predictions=predictions, references=references, documents=documents
     )
-    return scorer.score(predictions, params=params)
+    scorer = PersonalizationScorer(
+        texts["references"], texts["documents"], document_ids, distance=distance, distance_options=distance_options
+    )
+    return scorer.score(texts["predictions"], params=params)

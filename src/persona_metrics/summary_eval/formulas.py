@@ -17,16 +17,18 @@ weighted sum of the three scores.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from persona_metrics.validation import checked_mean
+from persona_metrics.validation import check_mapping, check_number, checked_mean
 
 #: Weights of the overall score (the original's defaults).
 DEFAULT_WEIGHTS: dict[str, float] = {"accuracy": 0.6, "completeness": 0.25, "coherence": 0.15}
+#: The largest weight accepted: overall is the weighted sum, not renormalised, so it lies in [0, sum of the
+#: weights]; the bound keeps that sum a finite number (and no weight is meaningfully larger).
+MAX_WEIGHT = 1e6
 #: Number of topic sentences kept from the source.
 N_TOPICS = 10
 #: A topic is covered when the summary's cosine with it is at least this.
@@ -248,16 +250,13 @@ def check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
         return dict(DEFAULT_WEIGHTS)
     if not isinstance(weights, Mapping):
         raise TypeError(f"weights must be a dict like {DEFAULT_WEIGHTS}, got {type(weights).__name__}")
+    check_mapping("weights", weights)
     unknown = sorted(set(weights) - set(DEFAULT_WEIGHTS))
     if unknown:
         raise ValueError(f"weights has unknown keys {unknown}; allowed: {sorted(DEFAULT_WEIGHTS)}")
     out = dict(DEFAULT_WEIGHTS)
     for key, value in weights.items():
-        if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-            raise TypeError(f"weights[{key!r}] must be a number, got {type(value).__name__}: {value!r}")
-        if not math.isfinite(value) or value < 0:
-            raise ValueError(f"weights[{key!r}] must be finite and >= 0, got {value!r}")
-        out[key] = float(value)
+        out[key] = float(check_number(f"weights[{key!r}]", value, 0.0, MAX_WEIGHT))
     if sum(out.values()) <= 0:
         raise ValueError("weights must not all be 0")
     return out

@@ -31,7 +31,7 @@ from urllib.parse import urlparse
 
 from persona_metrics.progress import progress_bar
 from persona_metrics.signature import Signature
-from persona_metrics.validation import warn
+from persona_metrics.validation import check_choice, check_number, check_path, describe, warn
 
 logger = logging.getLogger(__name__)
 
@@ -258,19 +258,59 @@ class JudgeCache:
 
 
 def _check_choice(name: str, value: object, allowed: Sequence[str]) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
-    return str(value)
+    return check_choice(name, value, allowed)
 
 
 def _check_number(name: str, value: Any, minimum: float, integer: bool = False) -> Any:
-    kinds: tuple[type, ...] = (int,) if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds):
-        raise TypeError(f"{name} must be {'an integer' if integer else 'a number'}, got {value!r}")
-    number = float(value)  # type: ignore[arg-type]
-    if not math.isfinite(number) or number < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    """``value`` if it is a finite number (an int with ``integer``) >= ``minimum``; never an ``OverflowError``."""
+    check_number(name, value, minimum, integer=integer)
     return value
+
+
+def check_judge_options(
+    model: object = None,
+    *,
+    base_url: object = None,
+    api_key: object = None,
+    timeout: object = 60.0,
+    max_retries: object = 2,
+    temperature: object = 0.0,
+    seed: object = 0,
+    max_tokens: object = 200,
+    response_format: object = "none",
+    scoring: object = "argmax",
+    top_logprobs: object = 5,
+    concurrency: object = 4,
+    cache_dir: object = None,
+    prompt: object = None,
+) -> None:
+    """Check the judge's options without building a client: what :class:`Judge` and the ``summary_eval`` module run.
+
+    ``model`` None means no judge (the other options are still checked: a bad value is bad either way).
+
+    Raises:
+        TypeError / ValueError: a bad value, naming the option.
+    """
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise ValueError(f"model must be a non-empty model name (option model=, CLI -m/--model), got {describe(model)}")
+    if base_url is not None and (not isinstance(base_url, str) or not base_url.startswith(("http://", "https://"))):
+        raise ValueError(f"base_url must be an http(s) URL, got {describe(base_url)}")
+    if api_key is not None and not isinstance(api_key, str):
+        raise TypeError(f"api_key must be a string, got {type(api_key).__name__}")
+    if seed is not None:
+        _check_number("seed", seed, 0, integer=True)
+    if prompt is not None and not isinstance(prompt, JudgePrompt):
+        raise TypeError(f"prompt must be a JudgePrompt, got {type(prompt).__name__}")
+    if cache_dir is not None:
+        check_path("cache_dir", cache_dir)
+    _check_number("timeout", timeout, 0.001)
+    _check_number("max_retries", max_retries, 0, integer=True)
+    _check_number("temperature", temperature, 0)
+    _check_number("max_tokens", max_tokens, 1, integer=True)
+    _check_choice("response_format", response_format, RESPONSE_FORMATS)
+    _check_choice("scoring", scoring, SCORINGS)
+    _check_number("top_logprobs", top_logprobs, 1, integer=True)
+    _check_number("concurrency", concurrency, 1, integer=True)
 
 
 @dataclass
@@ -336,14 +376,24 @@ class Judge:
         client: Any = None,
         http_client: Any = None,
     ) -> None:
-        if not isinstance(model, str) or not model.strip():
+        if model is None:
             raise ValueError("model must be a non-empty model name (option model=, CLI -m/--model)")
-        if base_url is not None and (not isinstance(base_url, str) or not base_url.startswith(("http://", "https://"))):
-            raise ValueError(f"base_url must be an http(s) URL, got {base_url!r}")
-        if seed is not None:
-            _check_number("seed", seed, 0, integer=True)
-        if prompt is not None and not isinstance(prompt, JudgePrompt):
-            raise TypeError(f"prompt must be a JudgePrompt, got {type(prompt).__name__}")
+        check_judge_options(
+            model,
+            base_url=base_url,
+            api_key=api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            temperature=temperature,
+            seed=seed,
+            max_tokens=max_tokens,
+            response_format=response_format,
+            scoring=scoring,
+            top_logprobs=top_logprobs,
+            concurrency=concurrency,
+            cache_dir=cache_dir,
+            prompt=prompt,
+        )
         self.model = model
         self.base_url = base_url
         self.timeout = float(_check_number("timeout", timeout, 0.001))

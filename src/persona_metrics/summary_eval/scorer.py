@@ -22,7 +22,7 @@ from persona_metrics.signature import Signature, package_version
 from persona_metrics.summary_eval import components as C
 from persona_metrics.summary_eval import formulas as F
 from persona_metrics.summary_eval.judge import Judge, Verdict
-from persona_metrics.validation import check_text_fields
+from persona_metrics.validation import check_path, check_texts
 from persona_metrics.vert.encoders import SentenceTransformerEncoder
 
 #: What the result says when no judge was configured.
@@ -134,8 +134,10 @@ class SummaryEvalScorer:
     ) -> None:
         if judge is not None and not isinstance(judge, Judge):
             raise TypeError(f"judge must be a persona_metrics.summary_eval.Judge, got {type(judge).__name__}")
-        if encoder is not None and not isinstance(encoder, str | Path):
-            raise TypeError(f"encoder must be a model folder path or None, got {type(encoder).__name__}")
+        if encoder is not None:
+            check_path("encoder", encoder)
+        if device is not None and not isinstance(device, str):
+            raise TypeError(f"device must be a torch device name (str) or None, got {type(device).__name__}")
         self.judge = judge
         self.weights = F.check_weights(weights)
         self.encoder = SentenceTransformerEncoder(encoder, device=device, batch_size=32)
@@ -167,7 +169,8 @@ class SummaryEvalScorer:
             TypeError, ValueError: bad inputs (field and index named).
             JudgeError: the judge could not be called.
         """
-        check_text_fields(allow_empty=("predictions", "sources"), predictions=predictions, sources=sources)
+        texts = check_texts(allow_empty=("predictions", "sources"), predictions=predictions, sources=sources)
+        predictions, sources = texts["predictions"], texts["sources"]
         topic_cache = {source: C.extract_topics(source) for source in dict.fromkeys(sources)}
         coherence_cache = {text: C.coherence(text, self._embed) for text in dict.fromkeys(predictions)}
         detail = tuple(

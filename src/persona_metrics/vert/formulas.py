@@ -14,34 +14,37 @@ capped WMD divided by α is what the paper's prose calls the "normalised WMD".
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 
-from persona_metrics.validation import checked_mean
+from persona_metrics.validation import check_number, checked_mean
 
 #: The authors' α (``--alpha`` of VertMetric, a hard-coded 1/5 in NeuralSum).
 DEFAULT_ALPHA = 5.0
 #: The authors' WMD cap (``dist if dist < 5.0 else 5.0``); it also turns an infinite WMD into 5.
 DEFAULT_MAX_WMD = 5.0
+#: The largest ``max_wmd / alpha``: the normalised WMD term ``min(WMD, max_wmd) / alpha`` (the authors': in [0, 1])
+#: is weighed against a cosine in [−1, 1]; beyond a million it drowns the cosine entirely and, near float64's
+#: limit, the mean VERT would overflow. VERT lies in [−max_wmd / (2·alpha), 1] >= −5e5.
+MAX_WMD_RATIO = 1e6
 
 
 def check_params(alpha: object, max_wmd: object) -> tuple[float, float]:
-    """``(alpha, max_wmd)`` as floats if both are finite and positive.
+    """``(alpha, max_wmd)`` as floats if both are finite and > 0 and ``max_wmd / alpha <= MAX_WMD_RATIO``.
 
     Raises:
-        TypeError: a value that is not a real number (``bool`` included).
-        ValueError: a value that is not finite and > 0 (named).
+        TypeError: a value that is not a real number (``bool`` included), naming it.
+        ValueError: a value that is not finite and > 0 (huge ints included), or a ratio above the bound (named).
     """
-    out = []
-    for name, value in (("alpha", alpha), ("max_wmd", max_wmd)):
-        if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-            raise TypeError(f"{name} must be a number, got {type(value).__name__}: {value!r}")
-        if not math.isfinite(value) or value <= 0:
-            raise ValueError(f"{name} must be finite and > 0, got {value!r}")
-        out.append(float(value))
-    return out[0], out[1]
+    a = float(check_number("alpha", alpha, 0.0, low_inclusive=False))
+    cap = float(check_number("max_wmd", max_wmd, 0.0, low_inclusive=False))
+    if not cap / a <= MAX_WMD_RATIO:
+        raise ValueError(
+            f"max_wmd / alpha must be at most {MAX_WMD_RATIO:g} (VERT >= -{MAX_WMD_RATIO / 2:g}), got "
+            f"max_wmd={cap!r}, alpha={a!r}"
+        )
+    return a, cap
 
 
 def capped_wmd(wmd: float | np.ndarray, max_wmd: float = DEFAULT_MAX_WMD) -> float | np.ndarray:
@@ -65,8 +68,9 @@ def vert_score(
         max_wmd: the cap (the authors' 5).
 
     Returns:
-        VERT, a float for scalar input, an array otherwise. With α = cap it lies in [−0.5, 1]: 1 for an
-        identical pair, ½ · (1 + sim − 1) once the WMD reaches the cap.
+        VERT, a float for scalar input, an array otherwise. For sim in [−1, 1] it lies in [−max_wmd / (2·alpha), 1]
+        (with α = cap, [−0.5, 1]): 1 for an identical pair, ½ · (1 + sim − max_wmd / alpha) once the WMD reaches
+        the cap.
     """
     distance = capped_wmd(np.asarray(wmd, dtype=np.float64), max_wmd)
     value = 0.5 * (1.0 + np.asarray(sim, dtype=np.float64) - distance / alpha)

@@ -20,8 +20,8 @@ import numpy as np
 
 from persona_metrics.progress import progress_bar
 from persona_metrics.signature import Signature, package_version
-from persona_metrics.validation import check_reference_lists, check_text_fields
-from persona_metrics.vert.encoders import SentenceEncoder, embed_texts, resolve_encoder
+from persona_metrics.validation import check_bool, check_path, check_reference_lists, check_texts
+from persona_metrics.vert.encoders import ENCODER_NAMES, SentenceEncoder, embed_texts, resolve_encoder
 from persona_metrics.vert.formulas import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_WMD,
@@ -169,11 +169,41 @@ def check_vert_inputs(predictions: object, references: object) -> list[list[str]
         ValueError: no items, different lengths, an empty reference (field and index named). Empty
             predictions are allowed (their VERT is documented: ``docs/vert.md`` §6).
     """
-    n = check_text_fields(allow_empty=("predictions",), predictions=predictions)
+    n = len(check_texts(allow_empty=("predictions",), predictions=predictions)["predictions"])
     refs = check_reference_lists(references)
     if len(refs) != n:
         raise ValueError(f"references has {len(refs)} items but predictions has {n}; they must align")
     return refs
+
+
+def check_vert_options(
+    encoder: object = None,
+    word_vectors: object = GLOVE_6B_50D,
+    alpha: object = DEFAULT_ALPHA,
+    max_wmd: object = DEFAULT_MAX_WMD,
+    clip_negative_sim: object = False,
+) -> None:
+    """Check every VERT option without loading anything (the ``vert`` module runs this before any text is scored).
+
+    ``encoder``: None, a name or model path, an encoder object or a callable; ``word_vectors``: a name or path,
+    :class:`~persona_metrics.vert.vectors.WordVectors` or gensim ``KeyedVectors``; ``alpha`` and ``max_wmd``:
+    :func:`~persona_metrics.vert.formulas.check_params`; ``clip_negative_sim``: a bool. Whether a path exists is
+    checked when it is loaded.
+
+    Raises:
+        TypeError / ValueError: a bad value, naming the option.
+    """
+    check_params(alpha, max_wmd)
+    check_bool("clip_negative_sim", clip_negative_sim)
+    if encoder is not None and not isinstance(encoder, str | Path | SentenceEncoder) and not callable(encoder):
+        raise TypeError(  # before resolve_encoder, which compares the value with the names
+            f"encoder must be one of {list(ENCODER_NAMES)}, a sentence-transformers model path or a callable, "
+            f"got {type(encoder).__name__}"
+        )
+    resolve_encoder(encoder)  # the name and path checks; models load on first use, not here
+    keyed = hasattr(word_vectors, "key_to_index") and hasattr(word_vectors, "vectors")
+    if not isinstance(word_vectors, WordVectors) and not keyed:
+        check_path("word_vectors", word_vectors)
 
 
 class VertScorer:
@@ -202,9 +232,8 @@ class VertScorer:
         max_wmd: float = DEFAULT_MAX_WMD,
         clip_negative_sim: bool = False,
     ) -> None:
+        check_vert_options(encoder, word_vectors, alpha, max_wmd, clip_negative_sim)
         self.alpha, self.max_wmd = check_params(alpha, max_wmd)
-        if not isinstance(clip_negative_sim, bool):
-            raise TypeError(f"clip_negative_sim must be a bool, got {clip_negative_sim!r}")
         self.clip_negative_sim = clip_negative_sim
         self.encoder = resolve_encoder(encoder)
         self.vectors = load_word_vectors(word_vectors)
@@ -241,6 +270,7 @@ class VertScorer:
         Raises:
             TypeError, ValueError: bad inputs (field and index named).
         """
+        predictions = check_texts(allow_empty=("predictions",), predictions=predictions)["predictions"]
         refs = check_vert_inputs(predictions, references)
         texts = sorted(set(predictions).union(*refs))  # sorted: the encoder sees the same batches in any order
         position = {text: k for k, text in enumerate(texts)}

