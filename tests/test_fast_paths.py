@@ -473,8 +473,10 @@ def test_load_pens_full_scale_stays_under_0_6_gb(tmp_path: Path) -> None:
         "print(ds.num_rows, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
     )
     # a clean environment: what earlier tests left in os.environ must not change what the process loads
-    env = {k: os.environ[k] for k in ("PATH", "HOME", "HF_HOME", "PERSONA_METRICS_CACHE") if k in os.environ}
-    env.update(HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", PERSONA_METRICS_NO_AUTO_REGISTER="1")
+    # and a fresh Hugging Face home, as a new user has (the session's holds other tests' datasets caches)
+    env = {k: os.environ[k] for k in ("PATH", "HOME", "PERSONA_METRICS_CACHE") if k in os.environ}
+    env.update(HF_HOME=str(tmp_path / "hf_home"), HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
+    env.update(PERSONA_METRICS_NO_AUTO_REGISTER="1")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     rows, peak_kib = map(int, out.stdout.split()[-2:])
     assert rows == 20642
