@@ -144,6 +144,8 @@ def test_bleu_identical_texts(order: int, text: str, expected: float) -> None:
 def test_bleu_rejects_bad_order() -> None:
     with pytest.raises(ValueError, match="max_order"):
         get_distance("bleu", max_order=0)
+    with pytest.raises(ValueError, match=r"max_order must be an int in \[1, 16\]"):
+        get_distance("bleu", max_order=10**400)  # used to be accepted, then never finished
 
 
 # --- meteor: nltk meteor_score called directly ---------------------------------------------------------------

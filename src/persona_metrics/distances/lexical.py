@@ -192,6 +192,10 @@ class RougeSU4(Distance):
 
 
 # --- BLEU --------------------------------------------------------------------------------------------------
+#: Largest BLEU n-gram order accepted: each order counts every n-gram of every text (BLEU-4 is the usual top).
+MAX_BLEU_ORDER = 16
+
+
 class Bleu(Distance):
     """σ = 1 − sentence BLEU-N with NLTK's semantics (uniform weights, brevity penalty, no smoothing).
 
@@ -213,8 +217,8 @@ class Bleu(Distance):
 
     def __init__(self, max_order: int = 1) -> None:
         super().__init__()
-        if isinstance(max_order, bool) or not isinstance(max_order, int) or max_order < 1:
-            raise ValueError(f"bleu option max_order must be a positive int, got {max_order!r}")
+        if isinstance(max_order, bool) or not isinstance(max_order, int) or not 1 <= max_order <= MAX_BLEU_ORDER:
+            raise ValueError(f"bleu option max_order must be an int in [1, {MAX_BLEU_ORDER}], got {max_order!r:.40}")
         self.max_order = max_order
 
     def _prepare(self, texts: Sequence[str]) -> list[tuple[int, list[Counter]]]:
