@@ -78,6 +78,25 @@ def bert_tiny_shaped_mlm(tmp_path_factory) -> str:
     return str(path)
 
 
+# --- the release's values ------------------------------------------------------------------------------------
+def test_perseval_with_bertscore_stays_within_1e_6_of_the_release() -> None:
+    """Per-summary values on the shipped sample against a golden written by the release before fixed-shape batching
+    (σ moved by at most 1.2e-7, per-summary PerSEval by at most 4.3e-7)."""
+    from persona_metrics.personalization import score_personalization
+
+    golden = json.loads((Path(__file__).parent / "golden" / "perseval_bertscore_sample.json").read_text())
+    refs, docs, ids = ([r[k] for r in ROWS] for k in ("reference", "document", "document_id"))
+    for model, expected in golden["models"].items():
+        with pytest.warns(UserWarning, match="single reference"):
+            result = score_personalization(
+                [r["predictions"][model] for r in ROWS], refs, docs, ids, distance="bertscore"
+            )
+        for name in ("perseval", "degress", "accuracy_distance"):
+            got = np.array(result.per_summary(name), dtype=float)
+            want = np.array(expected[name], dtype=float)
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-6, equal_nan=True, err_msg=f"{model} {name}")
+
+
 # --- a failed set-up is not cached ------------------------------------------------------------------------
 def test_a_failed_bertscore_setup_fails_the_same_way_every_time() -> None:
     """num_layers=7 on the 6-layer MiniLM: the same ValueError on every call (was IndexError from the 2nd on)."""
@@ -233,6 +252,7 @@ def test_a_small_cache_scores_in_chunks_with_the_same_bits(monkeypatch: pytest.M
     np.testing.assert_array_equal(small.pairwise(pairs), whole)
     assert len(resident) >= 3  # the sample's embeddings take about 2.5 MiB
     assert max(resident) <= 2**20
+    assert 0 < small.cached_bytes <= 2**20
     resident.clear()
     np.testing.assert_array_equal(small.pairwise(pairs[::-1]), whole[::-1])  # partly cached: same bits
     nothing = BertScore(cache_mb=0)

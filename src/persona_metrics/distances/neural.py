@@ -44,7 +44,7 @@ BERTSCORE_CPU_BATCH_TOKENS = 512
 #: Default tokens per InfoLM forward pass on CPU (64 texts at the authors' 20 wordpieces).
 INFOLM_CPU_BATCH_TOKENS = 1280
 #: Default bound of the BERTScore embedding cache, in MiB (``cache_mb``).
-BERTSCORE_CACHE_MB = 1024
+BERTSCORE_CACHE_MB = 4096
 #: Smallest chunk of texts embedded together, whatever ``cache_mb`` says (a small bound still batches).
 MIN_CHUNK_BYTES = 64 * 2**20
 #: Texts per tokenizer call.
@@ -331,7 +331,7 @@ class BertScore(Distance):
             GPUs, σ off by up to ~1e-3; named in the signature; ``docs/perseval.md`` §3.7).
         num_threads: torch threads for the forward passes (default: torch's current setting). Pair matching
             always runs numpy's BLAS on one thread.
-        cache_mb: bound of the embedding cache in MiB (default 1024; 0 keeps nothing between chunks).
+        cache_mb: bound of the embedding cache in MiB (default 4096; 0 keeps nothing between chunks).
     """
 
     name = "bertscore"
@@ -497,6 +497,11 @@ class BertScore(Distance):
         """Forget every embedded text."""
         self._embeddings.clear()
         super().clear_cache()
+
+    @property
+    def cached_bytes(self) -> int:
+        """Bytes of token vectors and weights held in the embedding cache now (at most ``cache_mb`` MiB)."""
+        return self._embeddings.nbytes
 
     # -- chunks of pairs whose texts fit the cache ------------------------------------------------------
     def _chunks(self, pairs: Sequence[tuple[str, str]]) -> Iterator[tuple[list[int], dict[str, _Embedded]]]:
