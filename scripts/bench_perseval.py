@@ -239,12 +239,14 @@ def full_scale(name: str, data: Data, inputs: str) -> list[str]:
 def child(args: argparse.Namespace) -> int:
     """The fresh-process run: load, score ``--models`` models per distance, report wall time and peak memory."""
     data = Data(args.pens_dir, 0, args.models)
+    loaded_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2  # load_pens and the model inputs
     for name in args.distance:
         scorer = PersonalizationScorer(data.refs, data.docs, data.ids, distance=fresh(name))
         for preds in data.preds:
             scorer.score(preds)
     report = {
         "wall_s": time.perf_counter() - START,
+        "loaded_gb": loaded_gb,
         "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2,
         "nltk": "nltk" in sys.modules,
         "torch": "torch" in sys.modules,
@@ -264,6 +266,7 @@ def fresh_process(args: argparse.Namespace) -> list[str]:
         f"## fresh process: imports + load_pens + {args.models} models x {{{', '.join(args.distance)}}}",
         "",
         f"  wall time, interpreter start and imports included {wall:7.2f} s  (script: {report['wall_s']:.2f} s)",
+        f"  peak memory after loading (ru_maxrss)             {report['loaded_gb']:7.2f} GB",
         f"  peak memory (ru_maxrss)                           {report['peak_gb']:7.2f} GB",
         f"  imported nltk: {report['nltk']}, torch: {report['torch']}",
         "",
