@@ -242,10 +242,9 @@ class ComputeMetrics:
         single process nothing is dropped (a length mismatch is the caller's error).
         """
         _, size = rank_and_size()
-        assert self._n_rows is not None
-        keep = max(0, self._n_rows - start)
-        if size == 1 or len(predictions) <= keep:
+        if self._n_rows is None or size == 1 or len(predictions) <= self._n_rows - start:
             return predictions, references
+        keep = max(0, self._n_rows - start)
         logger.info(
             "compute_metrics: dropped %d row(s) past the %d rows of eval_dataset: the Trainer's padding of the last "
             "batch across %d processes",

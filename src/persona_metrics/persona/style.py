@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources as importlib_resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from scipy.special import rel_entr
@@ -164,8 +164,7 @@ def load_persona_samples(directory: str | Path | None = None) -> dict[str, list[
         root = importlib_resources.files("persona_metrics.persona") / "personas"
         files = {Path(str(f)).stem: f.read_text(encoding="utf-8") for f in root.iterdir() if f.name.endswith(".txt")}
         return {name: split_samples(text) for name, text in sorted(files.items())}
-    path = check_persona_dir(directory)
-    assert path is not None
+    path = cast(Path, check_persona_dir(directory))  # a path for any directory that is not None
     samples = {f.stem: _file_samples(f, "persona_dir") for f in sorted(path.glob("*.txt"))}
     if not samples:
         raise FileNotFoundError(f"no {{persona}}.txt files in persona_dir {path}")
