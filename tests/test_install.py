@@ -8,11 +8,13 @@ a regular (non-editable) package, so the test also checks that the wheel carries
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 import venv
 from pathlib import Path
 
@@ -49,7 +51,9 @@ def fresh_python(tmp_path_factory) -> Path:
     python = env_dir / "bin" / "python"
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     (Path(purelib) / "_test_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
@@ -127,14 +131,14 @@ def test_register_repairs_a_damaged_copy(tmp_path, monkeypatch, damage) -> None:
 
 
 _KILLED_REGISTER = """
-import shutil, time
+import time
 from persona_metrics.integrations import registry
-real = shutil.copyfile
-def slow(src, dst):  # the copy is half done: stop here until killed
+real = registry._contents
+def slow(*args):  # the build directory exists, the files are not written yet: stop here until killed
     print("copying", flush=True)
     time.sleep(60)
-    return real(src, dst)
-registry.shutil.copyfile = slow
+    return real(*args)
+registry._contents = slow
 registry.register(["perseval"])
 """
 
@@ -157,3 +161,129 @@ def test_register_killed_mid_way_is_cleaned_up_by_the_next_one(tmp_path, monkeyp
     (target,) = register(["perseval"])
     assert (target / "perseval.py").read_bytes() == metric_script("perseval").read_bytes()
     assert not leftover.exists()
+
+
+# A user's process that loads by bare name without importing persona_metrics, in a loop, while another process
+# registers. Each attempt is recorded with whether the test had already seen `register` return ("after").
+_RACING_LOADER = """
+import json, os, sys, time, warnings
+import evaluate
+warnings.simplefilter("ignore")
+done, stop = sys.argv[1], sys.argv[2]
+outcomes = []
+print("ready", flush=True)
+while not os.path.exists(stop):
+    after = os.path.exists(done)
+    try:
+        evaluate.load("perseval")
+        outcome = "ok"
+    except FileNotFoundError as err:
+        outcome = "absent" if "doesn't exist on the Hugging Face Hub" in str(err) else "other: " + repr(err)
+    except Exception as err:
+        outcome = "other: " + repr(err)
+    outcomes.append([after, outcome])
+    time.sleep(0.005)
+print(json.dumps(outcomes))
+"""
+
+# `register` with every rename/replace stretched, so a load lands in each state the cache passes through.
+_SLOW_REGISTER = """
+import os, time
+from persona_metrics.integrations import registry
+def slowed(real):
+    def call(*args, **kwargs):
+        result = real(*args, **kwargs)
+        time.sleep(0.4)
+        return result
+    return call
+os.rename, os.replace = slowed(os.rename), slowed(os.replace)
+registry.register(["perseval"])
+"""
+
+
+def test_a_load_racing_register_sees_nothing_or_a_whole_copy(tmp_path) -> None:
+    """Issue 15 item 9: a load during ``register`` either finds no module yet (evaluate's documented "doesn't exist
+    on the Hugging Face Hub" error, which the README and cards explain) or a complete copy; once a copy is visible
+    it stays visible, also while ``register`` repairs a damaged copy (before: the damaged directory was renamed
+    aside, so a load in that window failed with "doesn't exist" although the module had loaded a moment before);
+    every load after ``register`` returned succeeds."""
+    cache, done, stop = tmp_path / "modules", tmp_path / "done", tmp_path / "stop"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "PERSONA_METRICS_"))}
+    env.update(HF_MODULES_CACHE=str(cache), HF_HOME=str(tmp_path / "home"), HF_EVALUATE_OFFLINE="1",
+               HF_HUB_OFFLINE="1", PERSONA_METRICS_NO_AUTO_REGISTER="1")  # fmt: skip
+    loader = subprocess.Popen([sys.executable, "-c", _RACING_LOADER, str(done), str(stop)], env=env, cwd=tmp_path,
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert loader.stdout.readline().strip() == "ready"
+        subprocess.run([sys.executable, "-c", _SLOW_REGISTER], env=env, check=True, timeout=120)  # first register
+        (copy,) = cache.glob("evaluate_modules/metrics/evaluate-metric--perseval/*/perseval.py")
+        copy.write_bytes(copy.read_bytes()[:100])  # damaged: the loader has the module imported already
+        subprocess.run([sys.executable, "-c", _SLOW_REGISTER], env=env, check=True, timeout=120)  # repair
+        assert copy.read_bytes() == metric_script_bytes()
+        done.touch()
+        time.sleep(1.0)
+    finally:
+        stop.touch()
+        out, _ = loader.communicate(timeout=120)
+    outcomes = json.loads(out.strip().splitlines()[-1])
+    kinds = [outcome for _, outcome in outcomes]
+    assert [k for k in kinds if k not in ("ok", "absent")] == []
+    assert kinds[0] == "absent"  # the loader saw both states: the test can see a window
+    assert "ok" in kinds
+    first_ok = kinds.index("ok")
+    assert "absent" not in kinds[first_ok:], "a registered copy disappeared while register ran"
+    assert any(after for after, _ in outcomes)
+    assert all(outcome == "ok" for after, outcome in outcomes if after)
+
+
+def metric_script_bytes() -> bytes:
+    from persona_metrics.integrations.registry import metric_script
+
+    return metric_script("perseval").read_bytes()
+
+
+_DESCRIPTION = """
+import evaluate, warnings
+warnings.simplefilter("ignore")
+print(evaluate.load("perseval").description[:8])
+"""
+
+
+def test_a_repaired_copy_is_not_served_from_stale_bytecode(tmp_path, monkeypatch) -> None:
+    """A same-size edit that still compiles, imported once (Python writes ``__pycache__`` keyed on the source's
+    whole-second mtime and size), then repaired within the same second: the next process must run the installed
+    code, not the edited bytecode (the in-place repair bumps the mtime and removes ``__pycache__``)."""
+    from persona_metrics.integrations.registry import register
+
+    cache = tmp_path / "modules"
+    monkeypatch.setenv("HF_MODULES_CACHE", str(cache))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "PERSONA_METRICS_"))}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as on a user's machine: imports write __pycache__
+    env.update(HF_MODULES_CACHE=str(cache), HF_HOME=str(tmp_path / "home"), HF_EVALUATE_OFFLINE="1",
+               HF_HUB_OFFLINE="1", PERSONA_METRICS_NO_AUTO_REGISTER="1")  # fmt: skip
+
+    def description() -> str:
+        proc = subprocess.run([sys.executable, "-c", _DESCRIPTION], env=env, cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return proc.stdout.strip()
+
+    (target,) = register(["perseval"])
+    copy = target / "perseval.py"
+    installed = copy.read_bytes()
+    assert description() == "PerSEval"
+    edited = installed.replace(b'"""\\\nPerSEval ', b'"""\\\nPerSEvaL ', 1)
+    assert len(edited) == len(installed)
+    assert edited != installed
+    copy.write_bytes(edited)
+    now = time.time()
+    os.utime(copy, (now, now))
+    shutil.rmtree(target / "__pycache__", ignore_errors=True)
+    assert description() == "PerSEvaL"  # the edit is compiled into __pycache__
+    assert list((target / "__pycache__").glob("perseval.*.pyc"))
+    os.utime(copy, (now, now))
+    with monkeypatch.context() as frozen:  # the repair within the same second as the edit (a fast machine)
+        frozen.setattr(time, "time", lambda: now)
+        register(["perseval"])
+    assert copy.read_bytes() == installed
+    assert description() == "PerSEval"

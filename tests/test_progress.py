@@ -228,6 +228,19 @@ def test_warn_follows_the_filters() -> None:
     assert caught == []
 
 
+@pytest.mark.parametrize("how", ["-c", "stdin"])
+def test_a_warning_from_python_dash_c_or_the_repl_is_shown(how: str) -> None:
+    """``python -c`` and the interactive prompt run ``__main__`` under the built-in importer; passing its globals to
+    ``warnings.warn_explicit`` made CPython ask that importer for the source and raise ``ImportError: '__main__' is
+    not a built-in module`` instead of warning (found when a metric loaded by ``python -c`` warned)."""
+    code = "from persona_metrics.validation import warn\nwarn('from the prompt')\nprint('went on')\n"
+    command = [sys.executable, "-c", code] if how == "-c" else [sys.executable, "-i"]
+    proc = subprocess.run(command, input=None if how == "-c" else code, capture_output=True, text=True, timeout=120)
+    assert "ImportError" not in proc.stderr
+    assert "PersonaMetricsWarning: from the prompt" in proc.stderr
+    assert "went on" in proc.stdout
+
+
 # --- the skipped file -----------------------------------------------------------------------------------
 def test_a_skipped_file_is_reported_once(tmp_path: Path) -> None:
     """The command prints the skip; the library only logs it at INFO (once the WARNING log printed it twice)."""

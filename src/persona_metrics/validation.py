@@ -84,6 +84,9 @@ def warn(message: str, category: type[Warning] = PersonaMetricsWarning) -> None:
     """
     frame = _caller_frame()
     module_globals = frame.f_globals
+    # No module_globals=: CPython would then ask the caller's __loader__ for the source line, and under
+    # `python -c` or the interactive prompt (__main__ with the built-in importer) that raises ImportError
+    # instead of warning. warnings.warn does not pass them either; the line is read by file name.
     warnings.warn_explicit(
         message,
         category,
@@ -91,7 +94,6 @@ def warn(message: str, category: type[Warning] = PersonaMetricsWarning) -> None:
         frame.f_lineno,
         module=str(module_globals.get("__name__", "<string>")),
         registry=module_globals.setdefault("__warningregistry__", {}),
-        module_globals=module_globals,
     )
 
 

@@ -86,28 +86,75 @@ def _intact(target: Path, name: str, script: Path) -> bool:
 
 
 def _remove_stale_tmp(pkg: Path) -> None:
-    """Remove build directories that a killed ``register`` left behind (older than :data:`STALE_TMP_SECONDS`)."""
-    for tmp in pkg.glob(".tmp-*"):
+    """Remove what a killed ``register`` left behind (older than :data:`STALE_TMP_SECONDS`).
+
+    Build directories ``pkg/.tmp-*`` and half-written files ``pkg/<hash>/.tmp-*`` of an in-place repair.
+    """
+    for tmp in (*pkg.glob(".tmp-*"), *pkg.glob("*/.tmp-*")):
         try:
             if time.time() - tmp.stat().st_mtime > STALE_TMP_SECONDS:
-                shutil.rmtree(tmp, ignore_errors=True)
+                if tmp.is_dir():
+                    shutil.rmtree(tmp, ignore_errors=True)
+                else:
+                    tmp.unlink()
         except OSError:  # removed by another process meanwhile
             continue
 
 
+def _contents(target: Path, name: str, script: Path) -> dict[str, bytes]:
+    """The files of a registered copy: the script, its metadata (as evaluate writes it) and ``__init__.py``."""
+    meta = {"original file path": str(script), "local file path": str(target / f"{name}.py")}
+    return {"__init__.py": b"", f"{name}.json": json.dumps(meta).encode(), f"{name}.py": script.read_bytes()}
+
+
+def _replace_file(path: Path, data: bytes, not_before: float = 0.0) -> None:
+    """Write ``path`` atomically (a temporary file beside it, then ``os.replace``), mtime >= ``not_before``."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o644)
+        stamp = max(time.time(), not_before)
+        os.utime(tmp, (stamp, stamp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _repair(target: Path, name: str, script: Path) -> None:
+    """Rewrite a damaged copy in place, file by file, each atomically.
+
+    The version directory never disappears, so a concurrent ``evaluate.load`` sees the damaged files or the
+    repaired ones, never "module not found". The script gets an mtime at least a second past the damaged one's,
+    so Python's bytecode cache (keyed on whole-second mtime and size) cannot serve the damaged code, and its
+    compiled files are removed.
+    """
+    logger.warning("the registered copy of %s in %s is damaged; rewriting it", name, target)
+    script_path = target / f"{name}.py"
+    try:
+        not_before = script_path.stat().st_mtime + 1
+    except OSError:
+        not_before = 0.0
+    for filename, data in _contents(target, name, script).items():  # the script last: evaluate stats it first
+        _replace_file(target / filename, data, not_before)
+    shutil.rmtree(target / "__pycache__", ignore_errors=True)
+
+
 def _install(target: Path, name: str, script: Path) -> None:
-    """Write a fresh copy of ``script`` at ``target``, atomically (a damaged copy there is replaced)."""
+    """Write a fresh copy of ``script`` at ``target`` atomically: a new version directory appears whole."""
+    if target.is_dir():
+        _repair(target, name, script)
+        return
+    if target.exists() or target.is_symlink():  # a file where the version directory belongs
+        logger.warning("%s is not a directory; replacing it with the registered copy of %s", target, name)
+        target.unlink()
     pkg = target.parent
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=pkg))
     try:
         os.chmod(tmp, 0o755)
-        (tmp / "__init__.py").touch()
-        shutil.copyfile(script, tmp / f"{name}.py")
-        meta = {"original file path": str(script), "local file path": str(target / f"{name}.py")}
-        (tmp / f"{name}.json").write_text(json.dumps(meta), encoding="utf-8")
-        if target.exists():  # damaged: move it aside first (a rename cannot replace a non-empty directory)
-            logger.warning("the registered copy of %s in %s is damaged; rewriting it", name, target)
-            os.rename(target, Path(tempfile.mkdtemp(prefix=".tmp-damaged-", dir=pkg)) / "old")
+        for filename, data in _contents(target, name, script).items():
+            (tmp / filename).write_bytes(data)
         try:
             os.rename(tmp, target)
             logger.info("registered %s in %s", name, target)
@@ -116,17 +163,15 @@ def _install(target: Path, name: str, script: Path) -> None:
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        for old in pkg.glob(".tmp-damaged-*"):
-            shutil.rmtree(old, ignore_errors=True)
 
 
 def register(names: list[str] | tuple[str, ...] | None = None, namespace: str = DEFAULT_NAMESPACE) -> list[Path]:
     """Copy the bundled metric scripts into evaluate's modules cache so bare names resolve offline.
 
-    Idempotent and safe when several processes run it at once: each copy is built in a temporary
+    Idempotent and safe when several processes run it at once: each new copy is built in a temporary
     directory and renamed into place; a lost race leaves the winner's identical copy. A registered copy is
-    verified byte for byte against the installed script and rewritten if it is damaged (truncated, emptied,
-    edited). The registered copy is made the newest one, so it wins over older registrations (upgrade) and
+    verified byte for byte against the installed script and, if it is damaged (truncated, emptied, edited),
+    repaired in place file by file, so a concurrent ``evaluate.load`` never finds the version gone. The registered copy is made the newest one, so it wins over older registrations (upgrade) and
     newer ones (downgrade). Build directories left by a killed run are removed.
 
     ``import persona_metrics`` calls this once (see :mod:`persona_metrics`); the fast path reads the six
