@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, help="tokens per forward pass (default 512 on CPU)")
     parser.add_argument("--num-threads", type=int, help="torch threads (default: torch's)")
     parser.add_argument("--dtype", choices=["float32", "bfloat16"])
-    parser.add_argument("--cache-mb", type=int, help="embedding cache bound (default 1024)")
+    parser.add_argument("--cache-mb", type=int, help="embedding cache bound in MiB (default: the library's, 4096)")
     parser.add_argument("--device")
     args = parser.parse_args(argv)
 
