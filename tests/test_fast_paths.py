@@ -485,3 +485,44 @@ def test_load_pens_full_scale_stays_under_0_6_gb(tmp_path: Path) -> None:
     rows, peak_kib = map(int, out.stdout.split()[-2:])
     assert rows == 20642
     assert peak_kib < 0.6 * 1024**2
+
+
+# --- scripts/compare_release.py ----------------------------------------------------------------------------------
+def _compare_release():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("compare_release", ROOT / "scripts/compare_release.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_compare_release_judges_one_ulp(tmp_path: Path, capsys) -> None:
+    """rougeL must be bit for bit: one ulp off is "DIFFERS"; jsd within 1e-12 is ok; bertscore is printed only."""
+    compare = _compare_release().compare
+    base = np.array([0.25, np.nan, 0.5])
+    values = {f"pens_sample|{name}|m|perseval": base for name in ("rougeL", "jsd", "bertscore")}
+    np.savez(tmp_path / "before.npz", **values)
+    np.savez(tmp_path / "same.npz", **values)
+    assert compare(tmp_path / "before.npz", tmp_path / "same.npz")
+    moved = {**values, "pens_sample|jsd|m|perseval": base + 1e-13, "pens_sample|bertscore|m|perseval": base + 1e-6}
+    np.savez(tmp_path / "close.npz", **moved)
+    assert compare(tmp_path / "before.npz", tmp_path / "close.npz")
+    np.savez(tmp_path / "ulp.npz", **{**moved, "pens_sample|rougeL|m|perseval": np.nextafter(base, 1.0)})
+    assert not compare(tmp_path / "before.npz", tmp_path / "ulp.npz")
+    out = capsys.readouterr().out
+    assert "DIFFERS" in out
+    assert "printed only" in out
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists(), reason="needs the git checkout (a worktree of HEAD)")
+def test_compare_release_against_head_runs(tmp_path: Path) -> None:
+    """The whole script on the shipped samples: HEAD checked out beside the working tree, each side in its own
+    process; rougeL and jsd values the same as HEAD's (the working tree under test changes no value)."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts/compare_release.py"), "HEAD", "--distance", "rougeL", "jsd"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "same values: OK" in proc.stdout
+    assert proc.stdout.count(" ok\n") == 4  # personalization_sample and pens_sample, rougeL and jsd
