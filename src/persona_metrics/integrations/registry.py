@@ -171,8 +171,9 @@ def register(names: list[str] | tuple[str, ...] | None = None, namespace: str = 
     Idempotent and safe when several processes run it at once: each new copy is built in a temporary
     directory and renamed into place; a lost race leaves the winner's identical copy. A registered copy is
     verified byte for byte against the installed script and, if it is damaged (truncated, emptied, edited),
-    repaired in place file by file, so a concurrent ``evaluate.load`` never finds the version gone. The registered copy is made the newest one, so it wins over older registrations (upgrade) and
-    newer ones (downgrade). Build directories left by a killed run are removed.
+    repaired in place file by file, so a concurrent ``evaluate.load`` never finds the version gone. The
+    registered copy is made the newest one, so it wins over older registrations (upgrade) and newer ones
+    (downgrade). Build directories left by a killed run are removed.
 
     ``import persona_metrics`` calls this once (see :mod:`persona_metrics`); the fast path reads the six
     small scripts and their copies and writes nothing.
