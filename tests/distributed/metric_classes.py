@@ -13,6 +13,7 @@ them with one ``compute`` of all 31 rows in one process.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -48,8 +49,15 @@ def main(out: Path) -> None:
             "sampler": shard(cls(**OPTIONS[name]), interleaved, 4, True),
         }
     (out / f"rank{rank}.json").write_text(json.dumps(result))
+    dist.barrier()  # neither rank tears its connections down while the other still uses them
     dist.destroy_process_group()
 
 
 if __name__ == "__main__":
     main(Path(sys.argv[1]))
+    # Leave without the interpreter's and C++ static teardown: once in a full-suite run, torch 2.13's rank 0 aborted
+    # there ("terminate called without an active exception", SIGABRT) after both ranks had written identical
+    # results and destroyed the process group; it did not reproduce in 14 standalone runs, idle or loaded.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
