@@ -30,23 +30,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_perseval import model_outputs  # this directory: the same synthetic models as the PerSEval bench
 
 from persona_metrics.datasets.pens import load_pens
 from persona_metrics.distances import BertScore
 from persona_metrics.personalization import DocumentGroup, PersonalizationScorer, group_documents
 
 EXACT = 1e-6
-
-
-def model_titles(references: Sequence[str], headlines: Sequence[str], model: int) -> list[str]:
-    """A synthetic model's title per example: the user's title minus one word plus a word of the headline."""
-    out = []
-    for ref, head in zip(references, headlines, strict=True):
-        words, extra = ref.split(), head.split()
-        if len(words) > 2:
-            del words[model % len(words)]
-        out.append(" ".join([*words, extra[model % len(extra)]]))
-    return out
 
 
 def pass_pairs(groups: Sequence[DocumentGroup], refs: Sequence[str], preds: Sequence[str]) -> list[tuple[str, str]]:
@@ -178,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ds = load_pens(args.pens_dir)
     refs, docs, ids = list(ds["reference"]), list(ds["document"]), list(ds["news_id"])
-    preds = model_titles(refs, ds["headline"], 1)
+    preds = model_outputs(refs, ds["headline"], 1)
     groups = [g for g in group_documents(docs, ids) if len(g.indices) >= 2]
     lines = [f"# BERTScore on {args.pens_dir}: {len(groups):,} documents, {len(refs):,} summaries per model", ""]
     subset, per_pair, ok = side_by_side(pass_pairs(groups[: args.docs], refs, preds), args)

@@ -132,9 +132,17 @@ def naive_edp(accuracy: np.ndarray, alpha: float = 3.0, beta: float = 1.7, gamma
 
 
 def naive_scores(
-    preds: list[str], refs: list[str], docs: list[str], ids: list[str], sigma: Callable[[list], np.ndarray]
+    preds: Sequence[str],
+    refs: Sequence[str],
+    docs: Sequence[str],
+    ids: Sequence | None,
+    sigma: Callable[[list], np.ndarray],
+    beta: float = 1.7,
 ) -> np.ndarray:
-    """Per-summary (PerSEval, DEGRESS) with every σ from the reference library, one document at a time."""
+    """Per-summary (PerSEval, DEGRESS) with every σ from the reference library, one document at a time.
+
+    Also the reference of ``tests/test_fast_paths.py`` (there with σ from ``rouge_score`` and the former jsd loop).
+    """
     out = np.full((len(preds), 2), np.nan)
     for g in group_documents(docs, ids):
         if len(g.indices) < 2:
@@ -147,7 +155,7 @@ def naive_scores(
             m[~np.eye(n, dtype=bool)] = sigma(pairs)
             mats += [m, sigma([(side[i], g.document) for i in idx])]
         deg = naive_degress(*mats)
-        out[idx, 0] = deg * naive_edp(sigma([(preds[i], refs[i]) for i in idx]))
+        out[idx, 0] = deg * naive_edp(sigma([(preds[i], refs[i]) for i in idx]), beta=beta)
         out[idx, 1] = deg
     return out
 

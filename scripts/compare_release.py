@@ -52,8 +52,13 @@ def child(out: Path, pens_dir: Path | None, distances: list[str], subset_docs: i
     """Score every input with whichever persona_metrics is importable; save the values to ``out`` (npz)."""
     import warnings
 
+    import persona_metrics
     from persona_metrics.datasets.pens import load_pens
     from persona_metrics.personalization import PersonalizationScorer
+
+    src = Path(os.environ["PYTHONPATH"]).resolve()
+    if not Path(persona_metrics.__file__).resolve().is_relative_to(src):
+        raise SystemExit(f"expected persona_metrics from {src}, imported {persona_metrics.__file__}")
 
     warnings.simplefilter("ignore")  # the samples' single-reference documents warn on both sides alike
     values: dict[str, np.ndarray] = {}
@@ -103,10 +108,6 @@ def side(src: Path, out: Path, args: argparse.Namespace) -> None:
         command += ["--pens-dir", str(args.pens_dir)]
     if args.infolm_model is not None:
         command += ["--infolm-model", args.infolm_model]
-    check = "import persona_metrics, sys; sys.stdout.write(persona_metrics.__file__)"
-    loaded = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True, check=True)
-    if not Path(loaded.stdout).resolve().is_relative_to(src.resolve()):
-        raise SystemExit(f"{src} is not the persona_metrics a child imports ({loaded.stdout})")
     sys.stderr.write(f"{src}:\n")
     subprocess.run(command, env=env, check=True)
 

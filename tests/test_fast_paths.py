@@ -8,7 +8,8 @@
 * σ: rougeL bit for bit against ``rouge_score.rouge_scorer.RougeScorer`` (one call per pair), jsd against the
   former per-pair loop (kept verbatim here) and scipy;
 * per-summary PerSEval / DEGRESS bit for bit (rougeL; jsd within 1e-12) against a naive reference: one
-  ``rouge_score`` call per pair and the per-document formulas as they were before batching (kept verbatim here);
+  ``rouge_score`` call per pair and the per-document formulas as they were before batching (kept verbatim in
+  ``scripts/bench_perseval.py``, which this file loads);
 * the batched formulas against the same formulas run one document at a time (same floats);
 * lists and ``datasets`` Columns give the same values; rougeL / jsd import neither nltk nor torch; load_pens stays
   under 0.6 GB at full scale.
@@ -30,7 +31,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.special import expit
 
 from persona_metrics.datasets.pens import baseline_predictions, load_pens
 from persona_metrics.datasets.personalization import leaderboard_systems, read_personalization_jsonl
@@ -42,10 +42,23 @@ from persona_metrics.personalization import (
     degress_scores,
     document_means,
     edp_scores,
-    group_documents,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def script(name: str):
+    """A module of ``scripts/`` (not a package), loaded by path."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: The bench's naive reference: σ per pair, DEGRESS and EDP one document at a time, as before batching.
+BENCH = script("bench_perseval")
 
 
 # --- corpora ----------------------------------------------------------------------------------------------------
@@ -343,50 +356,9 @@ def test_document_means_equal_numpy_mean_per_document() -> None:
 
 
 # --- per-summary PerSEval / DEGRESS against the naive reference ------------------------------------------------------
-def naive_weighted(pair: np.ndarray, to_doc: np.ndarray) -> np.ndarray:
-    """X (or Y) of eq. (1), one document, as before batching (verbatim)."""
-    n = pair.shape[0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w = np.where(to_doc[:, None] == 0.0, 0.0, pair / to_doc[:, None])
-    off = ~np.eye(n, dtype=bool)
-    w = np.where(off, w, -np.inf)
-    w = w - w.max(axis=1, keepdims=True)
-    e = np.exp(w)
-    soft = e / e.sum(axis=1, keepdims=True)
-    return np.where(off, soft * pair, 0.0)
-
-
-def naive_perseval(
-    preds: list[str], refs: list[str], docs: list[str], ids: list | None, sigma, beta: float
-) -> np.ndarray:
-    """Per-summary (PerSEval, DEGRESS): σ per pair, DEGRESS and EDP per document as before batching (verbatim)."""
-
-    def sigmoid(x, offset: float, slope: float) -> np.ndarray:
-        return expit(np.power(10.0, slope) * np.asarray(x, dtype=np.float64) - offset * math.log(10.0))
-
-    out = np.full((len(preds), 2), np.nan)
-    for g in group_documents(docs, ids):
-        idx, n = list(g.indices), len(g.indices)
-        if n < 2:
-            continue
-        mats = []
-        for side in (refs, preds):
-            m = np.zeros((n, n))
-            m[~np.eye(n, dtype=bool)] = [sigma(side[j], side[k]) for j in idx for k in idx if j != k]
-            mats += [m, np.array([sigma(side[i], g.document) for i in idx])]
-        x, y = naive_weighted(mats[0], mats[1]), naive_weighted(mats[2], mats[3])
-        r = (np.minimum(x, y) + 1e-5) / (np.maximum(x, y) + 1e-5)
-        np.fill_diagonal(r, 0.0)
-        deg = r.sum(axis=1) / (n - 1)
-        acc = np.array([sigma(preds[i], refs[i]) for i in idx])
-        d_min, d_mean = float(acc.min()), float(acc.mean())
-        with np.errstate(divide="ignore"):
-            drop = np.float64(d_min) / ((1.0 - d_min) + 1e-7)
-        adp = float(sigmoid(drop, 4.0, 1.0))
-        acp = sigmoid((acc - d_min) / ((d_mean - d_min) + 1e-7), 4.0, 1.0)
-        edp = 1.0 - sigmoid(adp + acp, 3.0, beta) + 1e-7
-        out[idx, 0], out[idx, 1] = deg * edp, deg
-    return out
+def naive_perseval(preds, refs, docs, ids, sigma, beta: float) -> np.ndarray:
+    """Per-summary (PerSEval, DEGRESS) of the bench's naive reference with a per-pair σ."""
+    return BENCH.naive_scores(preds, refs, docs, ids, lambda pairs: np.array([sigma(a, b) for a, b in pairs]), beta)
 
 
 def shipped_systems() -> list[tuple[str, list[str], list[str], list[str], list | None]]:
@@ -488,18 +460,9 @@ def test_load_pens_full_scale_stays_under_0_6_gb(tmp_path: Path) -> None:
 
 
 # --- scripts/compare_release.py ----------------------------------------------------------------------------------
-def _compare_release():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("compare_release", ROOT / "scripts/compare_release.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_compare_release_judges_one_ulp(tmp_path: Path, capsys) -> None:
     """rougeL must be bit for bit: one ulp off is "DIFFERS"; jsd within 1e-12 is ok; bertscore is printed only."""
-    compare = _compare_release().compare
+    compare = script("compare_release").compare
     base = np.array([0.25, np.nan, 0.5])
     values = {f"pens_sample|{name}|m|perseval": base for name in ("rougeL", "jsd", "bertscore")}
     np.savez(tmp_path / "before.npz", **values)

@@ -63,10 +63,17 @@ def fresh_python(tmp_path_factory) -> Path:
     return python
 
 
+def user_env(home: Path, **extra: str) -> dict[str, str]:
+    """A new user's environment: none of the session's HF_/PERSONA_METRICS_ settings, its own Hugging Face home,
+    offline."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "PERSONA_METRICS_"))}
+    environ.update(HF_HOME=str(home), HF_EVALUATE_OFFLINE="1", HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", **extra)
+    return environ
+
+
 def run(python: Path, code: str, home: Path, **env: str) -> subprocess.CompletedProcess:
     home.mkdir(exist_ok=True)
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "PERSONA_METRICS_"))}
-    environ.update(HF_HOME=str(home), HF_EVALUATE_OFFLINE="1", HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", **env)
+    environ = user_env(home, **env)
     return subprocess.run([str(python), "-c", code], capture_output=True, text=True, env=environ, cwd=home, timeout=300)
 
 
@@ -207,10 +214,10 @@ def test_a_load_racing_register_sees_nothing_or_a_whole_copy(tmp_path) -> None:
     it stays visible, also while ``register`` repairs a damaged copy (before: the damaged directory was renamed
     aside, so a load in that window failed with "doesn't exist" although the module had loaded a moment before);
     every load after ``register`` returned succeeds."""
+    from persona_metrics.integrations.registry import metric_script
+
     cache, done, stop = tmp_path / "modules", tmp_path / "done", tmp_path / "stop"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "PERSONA_METRICS_"))}
-    env.update(HF_MODULES_CACHE=str(cache), HF_HOME=str(tmp_path / "home"), HF_EVALUATE_OFFLINE="1",
-               HF_HUB_OFFLINE="1", PERSONA_METRICS_NO_AUTO_REGISTER="1")  # fmt: skip
+    env = user_env(tmp_path / "home", HF_MODULES_CACHE=str(cache), PERSONA_METRICS_NO_AUTO_REGISTER="1")
     loader = subprocess.Popen([sys.executable, "-c", _RACING_LOADER, str(done), str(stop)], env=env, cwd=tmp_path,
                               stdout=subprocess.PIPE, text=True)  # fmt: skip
     try:
@@ -219,7 +226,7 @@ def test_a_load_racing_register_sees_nothing_or_a_whole_copy(tmp_path) -> None:
         (copy,) = cache.glob("evaluate_modules/metrics/evaluate-metric--perseval/*/perseval.py")
         copy.write_bytes(copy.read_bytes()[:100])  # damaged: the loader has the module imported already
         subprocess.run([sys.executable, "-c", _SLOW_REGISTER], env=env, check=True, timeout=120)  # repair
-        assert copy.read_bytes() == metric_script_bytes()
+        assert copy.read_bytes() == metric_script("perseval").read_bytes()
         done.touch()
         time.sleep(1.0)
     finally:
@@ -234,12 +241,6 @@ def test_a_load_racing_register_sees_nothing_or_a_whole_copy(tmp_path) -> None:
     assert "absent" not in kinds[first_ok:], "a registered copy disappeared while register ran"
     assert any(after for after, _ in outcomes)
     assert all(outcome == "ok" for after, outcome in outcomes if after)
-
-
-def metric_script_bytes() -> bytes:
-    from persona_metrics.integrations.registry import metric_script
-
-    return metric_script("perseval").read_bytes()
 
 
 _DESCRIPTION = """
@@ -257,10 +258,8 @@ def test_a_repaired_copy_is_not_served_from_stale_bytecode(tmp_path, monkeypatch
 
     cache = tmp_path / "modules"
     monkeypatch.setenv("HF_MODULES_CACHE", str(cache))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "PERSONA_METRICS_"))}
+    env = user_env(tmp_path / "home", HF_MODULES_CACHE=str(cache), PERSONA_METRICS_NO_AUTO_REGISTER="1")
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as on a user's machine: imports write __pycache__
-    env.update(HF_MODULES_CACHE=str(cache), HF_HOME=str(tmp_path / "home"), HF_EVALUATE_OFFLINE="1",
-               HF_HUB_OFFLINE="1", PERSONA_METRICS_NO_AUTO_REGISTER="1")  # fmt: skip
 
     def description() -> str:
         proc = subprocess.run([sys.executable, "-c", _DESCRIPTION], env=env, cwd=tmp_path, capture_output=True,
