@@ -24,6 +24,15 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 
 from persona_metrics import PersonaMetricsWarning, register  # noqa: E402
 
+
+def load_script(name: str):
+    """A module of the repository's ``scripts/`` (not a package), loaded by file path."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 # The reliability suite (tests/test_fuzz.py): a bounded, reproducible run under `make test`; `make fuzz` sets
 # PERSONA_METRICS_FUZZ=full for >= 10,000 random examples per metric. Selected in test_fuzz.py by that variable.
 settings.register_profile(

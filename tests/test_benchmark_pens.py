@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import load_script
 
 from persona_metrics.commands import pens as pens_command
 from persona_metrics.datasets.pens import baseline_predictions, load_pens, read_hyps, read_jsonl_predictions
@@ -17,18 +17,11 @@ from persona_metrics.personalization.stability import rank_disagreement, stabili
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def pens_dir(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("pens")
     args = ["--articles", "40", "--users", "12", "--history-articles", "20", "--body-sentences", "5"]
-    assert _script("make_synthetic_pens").main([str(path), *args]) == 0
+    assert load_script("make_synthetic_pens").main([str(path), *args]) == 0
     return path
 
 
@@ -158,7 +151,7 @@ def leaderboard(pens_dir: Path, ds, tmp_path_factory) -> Path:
     return out
 
 
-def test_leaderboard_script(leaderboard: Path) -> None:
+def test_leaderboardload_script(leaderboard: Path) -> None:
     for name in OUTPUTS:
         assert (leaderboard / name).is_file(), name
     board = json.loads((leaderboard / "leaderboard.json").read_text())

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import load_script
 
 from persona_metrics.datasets.pens import _BASELINE_FUNCTIONS, BASELINES, baseline_predictions, load_pens
 from persona_metrics.integrations.hooks import ComputeMetrics, make_compute_metrics
@@ -146,9 +146,7 @@ def _original_baseline_predictions(dataset, name):
 
 @pytest.fixture(scope="module")
 def pens(tmp_path_factory):
-    spec = importlib.util.spec_from_file_location("make_synthetic_pens", ROOT / "scripts" / "make_synthetic_pens.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = load_script("make_synthetic_pens")
     path = tmp_path_factory.mktemp("pens")
     args = ["--articles", "30", "--users", "10", "--history-articles", "15", "--body-sentences", "4"]
     assert script.main([str(path), *args]) == 0

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import load_script
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,18 +48,8 @@ from persona_metrics.personalization import (
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def script(name: str):
-    """A module of ``scripts/`` (not a package), loaded by path."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 #: The bench's naive reference: σ per pair, DEGRESS and EDP one document at a time, as before batching.
-BENCH = script("bench_perseval")
+BENCH = load_script("bench_perseval")
 
 
 # --- corpora ----------------------------------------------------------------------------------------------------
@@ -462,7 +453,7 @@ def test_load_pens_full_scale_stays_under_0_6_gb(tmp_path: Path) -> None:
 # --- scripts/compare_release.py ----------------------------------------------------------------------------------
 def test_compare_release_judges_one_ulp(tmp_path: Path, capsys) -> None:
     """rougeL must be bit for bit: one ulp off is "DIFFERS"; jsd within 1e-12 is ok; bertscore is printed only."""
-    compare = script("compare_release").compare
+    compare = load_script("compare_release").compare
     base = np.array([0.25, np.nan, 0.5])
     values = {f"pens_sample|{name}|m|perseval": base for name in ("rougeL", "jsd", "bertscore")}
     np.savez(tmp_path / "before.npz", **values)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 from pathlib import Path
 
 import pytest
+from conftest import load_script
 
 from persona_metrics.datasets.pens import NEWS_COLUMNS, TEST_COLUMNS, load_pens
 
@@ -79,10 +79,7 @@ def test_wrong_header_and_missing_file(tmp_path: Path) -> None:
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location("make_synthetic_pens", ROOT / "scripts" / "make_synthetic_pens.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("make_synthetic_pens")
 
 
 def test_synthetic_generator_is_deterministic_and_loadable(tmp_path: Path) -> None:
@@ -117,9 +114,7 @@ def test_shipped_pens_sample() -> None:
 
 
 def test_shipped_pens_sample_is_reproducible(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("make_pens_sample", ROOT / "scripts" / "make_pens_sample.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("make_pens_sample")
     assert module.main([str(tmp_path)]) == 0
     for name in ("news.tsv", "personalized_test.tsv"):
         assert (tmp_path / name).read_bytes() == (ROOT / "data" / "pens_sample" / name).read_bytes()

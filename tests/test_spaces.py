@@ -23,6 +23,7 @@ from types import ModuleType
 import pandas as pd
 import pytest
 import yaml
+from conftest import load_script
 from packaging.requirements import Requirement
 from packaging.version import Version
 
@@ -545,9 +546,7 @@ def test_built_requirements_pin_this_environment(name, built_spaces):
 
 
 def test_build_fails_clearly_on_a_requirement_that_is_not_installed():
-    spec = importlib.util.spec_from_file_location("build_spaces", ROOT / "scripts" / "build_spaces.py")
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
+    build = load_script("build_spaces")
     assert build.installed_pin("torch>=2.2,<3") == f"torch=={Version(importlib.metadata.version('torch')).public}"
     with pytest.raises(build.RequirementNotInstalled, match=r"'no-such-dist-xyz' .* is not installed"):
         build.installed_pin("no-such-dist-xyz>=1")
