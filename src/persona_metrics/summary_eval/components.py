@@ -7,7 +7,7 @@ CMUdict, scikit-learn's TF-IDF, rouge-score, and the packaged all-MiniLM-L6-v2
 
 from __future__ import annotations
 
-import functools
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.summary_eval import formulas as F
+from persona_metrics.validation import warn
 from persona_metrics.vert.stopwords import NLTK_ENGLISH_STOPWORDS
 
 #: Embeds a list of texts into a ``(n, d)`` array (one call per list, as the original's ``encode``).
@@ -40,13 +41,6 @@ def word_tokens(text: str) -> list[str]:
 
     ensure_punkt()
     return nltk.word_tokenize(text)
-
-
-@functools.lru_cache(maxsize=1)
-def _rouge() -> Any:
-    from rouge_score import rouge_scorer
-
-    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
 
 
 def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -117,17 +111,6 @@ def completeness(summary: str, topics: Sequence[tuple[str, float]], embed: Embed
     return Completeness(F.completeness_from_coverage(covered, importances), recall, float(share), rows)
 
 
-def _leave_one_out(sentences: Sequence[str]) -> dict[str, list[float]]:
-    """Per sentence, ROUGE-1/2/L F1 of the sentence (prediction) against the other sentences joined (target)."""
-    scorer = _rouge()
-    out: dict[str, list[float]] = {"rouge1": [], "rouge2": [], "rougeL": []}
-    for i, sentence in enumerate(sentences):
-        scores = scorer.score(" ".join(s for j, s in enumerate(sentences) if j != i), sentence)
-        for key in out:
-            out[key].append(scores[key].fmeasure)
-    return out
-
-
 def _readability(text: str) -> float:
     import textstat
 
@@ -141,32 +124,129 @@ def _readability(text: str) -> float:
     return float(F.readability(grade))
 
 
-def _pairwise_rouge_l(sentences: Sequence[str]) -> np.ndarray:
-    scorer = _rouge()
-    n = len(sentences)
-    out = np.zeros((n, n))
-    for i in range(n):
-        for j in range(i + 1, n):
-            out[i, j] = scorer.score(sentences[i], sentences[j])["rougeL"].fmeasure
+# --- the sentence-level ROUGE values, each sentence tokenized once ---------------------------------------------
+def _fmeasure(precision: float, recall: float) -> float:
+    """``rouge_score.scoring.fmeasure``: ``2PR/(P + R)``, 0 when ``P + R = 0``."""
+    from rouge_score.scoring import fmeasure
+
+    return float(fmeasure(precision, recall))
+
+
+def _lcs(a: str | list[int], b: str | list[int]) -> int:
+    """Length of the longest common subsequence of two token sequences (rapidfuzz's exact bit-parallel LCS)."""
+    from rapidfuzz.distance import LCSseq
+
+    return int(LCSseq.similarity(a, b))
+
+
+@dataclass(frozen=True)
+class SentenceTokens:
+    """rouge_score's tokens of each sentence (stemmed), as vocabulary ids, and the sentences' spans in the text.
+
+    ``" ".join`` of sentences tokenizes to the concatenation of their tokens (tokens are runs of ``[a-z0-9]``),
+    so "the other sentences joined" is a slice-out of :attr:`flat` and every value below equals rouge_score's.
+
+    Attributes:
+        ids: per sentence, its token ids.
+        flat: all token ids in text order.
+        spans: per sentence, ``(start, end)`` of its tokens in :attr:`flat`.
+        seqs: per sentence, its tokens as a sequence for :func:`_lcs` (one character per token id).
+        flat_seq: all tokens as one such sequence.
+    """
+
+    ids: list[list[int]]
+    flat: list[int]
+    spans: list[tuple[int, int]]
+    seqs: list[Any]
+    flat_seq: Any
+
+    @classmethod
+    def of(cls, sentences: Sequence[str]) -> SentenceTokens:
+        """Tokenize each sentence once, as ``rouge_score``'s ``DefaultTokenizer(use_stemmer=True)`` does."""
+        from persona_metrics.distances.fast_tokens import rouge_tokens
+
+        vocab: dict[str, int] = {}
+        ids = [[vocab.setdefault(t, len(vocab)) for t in rouge_tokens(s)] for s in sentences]
+        flat = [t for sentence in ids for t in sentence]
+        spans, start = [], 0
+        for sentence in ids:
+            spans.append((start, start + len(sentence)))
+            start += len(sentence)
+        if len(vocab) <= _LAST_CHAR:  # one character per token: rapidfuzz compares code points
+            seqs: list[Any] = ["".join(map(chr, sentence)) for sentence in ids]
+            return cls(ids, flat, spans, seqs, "".join(seqs))
+        return cls(ids, flat, spans, ids, flat)
+
+    def others(self, i: int) -> Any:
+        """The tokens of every sentence but ``i``, in order (the tokens of the others joined)."""
+        start, end = self.spans[i]
+        return self.flat_seq[:start] + self.flat_seq[end:]
+
+
+#: The last Unicode code point: token ids up to it are kept as one character each.
+_LAST_CHAR = 0x10FFFF
+
+
+def _ngrams(tokens: Sequence[int], n: int) -> Counter[tuple[int, ...]]:
+    return Counter(tuple(tokens[k : k + n]) for k in range(len(tokens) - n + 1))
+
+
+def _leave_one_out_ngram_f1(tokens: SentenceTokens, n: int) -> list[float]:
+    """Per sentence, ROUGE-n F1 of the sentence against the others joined, from the text's n-gram counts.
+
+    The others' counts are the whole text's minus the n-grams that touch the sentence plus the n-grams that
+    bridge the gap it leaves; only the sentence's own n-grams are looked up, so the work is linear in the text.
+    """
+    full = _ngrams(tokens.flat, n)
+    out = []
+    for own, (start, end) in zip(tokens.ids, tokens.spans, strict=True):
+        removed: Counter[tuple[int, ...]] = Counter()
+        added: Counter[tuple[int, ...]] = Counter()
+        if end > start:
+            removed = _ngrams(tokens.flat[max(0, start - n + 1) : end + n - 1], n)
+            added = _ngrams(tokens.flat[max(0, start - n + 1) : start] + tokens.flat[end : end + n - 1], n)
+        overlap = sum(min(c, full[g] - removed[g] + added[g]) for g, c in _ngrams(own, n).items())
+        precision = overlap / max(len(own) - n + 1, 1)
+        recall = overlap / max(len(tokens.flat) - len(own) - n + 1, 1)
+        out.append(_fmeasure(precision, recall))
     return out
 
 
+def _rouge_l_f1(target: str | list[int], prediction: str | list[int]) -> float:
+    """``rouge_score``'s ROUGE-L F1 of two token sequences (0 when either is empty)."""
+    if not target or not prediction:
+        return 0.0
+    lcs = _lcs(prediction, target)
+    return _fmeasure(lcs / len(prediction), lcs / len(target))
+
+
+def _leave_one_out_rouge_l(tokens: SentenceTokens) -> list[float]:
+    """Per sentence, ROUGE-L F1 of the sentence (prediction) against the other sentences joined (target)."""
+    return [_rouge_l_f1(tokens.others(i), seq) for i, seq in enumerate(tokens.seqs)]
+
+
+def _contradiction(cosines: np.ndarray, tokens: SentenceTokens) -> float:
+    """The contradiction penalty; ROUGE-L only for the pairs whose cosine can make them count (cos < −0.1)."""
+    pairs = F.contradiction_candidates(cosines)
+    rouge_l = [_rouge_l_f1(tokens.seqs[i], tokens.seqs[j]) for i, j in pairs]
+    return F.contradiction_penalty_of_pairs(len(cosines), cosines, pairs, rouge_l)
+
+
 def _multi_sentence(sentences: list[str], embed: Embed) -> dict[str, float]:
-    loo = _leave_one_out(sentences)
+    tokens = SentenceTokens.of(sentences)
     words = " ".join(sentences).lower().split()
-    rouge_l = F.rouge_l_coherence(loo["rougeL"])
+    rouge_l = F.rouge_l_coherence(_leave_one_out_rouge_l(tokens))
     embeddings = embed(sentences)  # once: the original encoded them twice, with the same result
-    cosines = cosine_matrix(embeddings, embeddings)
     consecutive = [
         cosine_matrix(embeddings[i : i + 1], embeddings[i + 1 : i + 2])[0][0] for i in range(len(sentences) - 1)
     ]
     return {
-        "rouge_1": F.rouge_n_coherence(loo["rouge1"], words, 1),
-        "rouge_2": F.rouge_n_coherence(loo["rouge2"], words, 2),
+        "rouge_1": F.rouge_n_coherence(_leave_one_out_ngram_f1(tokens, 1), words, 1),
+        "rouge_2": F.rouge_n_coherence(_leave_one_out_ngram_f1(tokens, 2), words, 2),
         "rouge_l": rouge_l,
         "semantic": F.semantic_coherence(consecutive, rouge_l),
         "discourse": F.discourse_parts([F.first_marker_category(s) for s in sentences])["discourse"],
-        "contradiction": F.contradiction_penalty(cosines, _pairwise_rouge_l(sentences)),
+        "contradiction": _contradiction(cosine_matrix(embeddings, embeddings), tokens),
     }
 
 
@@ -175,11 +255,31 @@ def _single_sentence() -> dict[str, float]:
     return dict.fromkeys(("rouge_1", "rouge_2", "rouge_l", "semantic", "discourse", "contradiction"), 1.0)
 
 
+def _bounded(text: str, sentences: list[str]) -> tuple[str, list[str]]:
+    """``(text, sentences)``, cut to the first :data:`~.formulas.MAX_COHERENCE_SENTENCES` sentences with a warning.
+
+    The cut text is those sentences joined by a space; it gives the text-level components too.
+    """
+    limit = F.MAX_COHERENCE_SENTENCES
+    if len(sentences) <= limit:
+        return text, sentences
+    warn(
+        f"a summary has {len(sentences)} sentences; its coherence is computed on its first {limit} "
+        f"(MAX_COHERENCE_SENTENCES: pairwise components grow with the square of the length; docs/summary_eval.md §3)"
+    )
+    kept = sentences[:limit]
+    return " ".join(kept), kept
+
+
 def coherence_components(text: str, embed: Embed) -> dict[str, float]:
-    """The nine components of the original's ROUGE-enhanced coherence (an empty text: all 0, contradiction 1)."""
+    """The nine components of the original's ROUGE-enhanced coherence (an empty text: all 0, contradiction 1).
+
+    A summary longer than :data:`~.formulas.MAX_COHERENCE_SENTENCES` sentences is scored on its first ones, with
+    a warning.
+    """
     if not text.strip():
         return dict.fromkeys(COMPONENT_NAMES, 0.0) | {"contradiction": 1.0}
-    sentences = sentences_of(text)
+    text, sentences = _bounded(text, sentences_of(text))
     parts = _multi_sentence(sentences, embed) if len(sentences) >= 2 else _single_sentence()
     tokens = [t for t in word_tokens(text.lower()) if t.isalnum() and t not in NLTK_ENGLISH_STOPWORDS]
     parts["lexical"] = F.lexical_diversity(tokens)

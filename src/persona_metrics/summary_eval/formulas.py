@@ -31,6 +31,11 @@ DEFAULT_WEIGHTS: dict[str, float] = {"accuracy": 0.6, "completeness": 0.25, "coh
 MAX_WEIGHT = 1e6
 #: Number of topic sentences kept from the source.
 N_TOPICS = 10
+#: Coherence reads at most this many sentences of a summary (this project's bound, not the original's): a longer
+#: summary is scored on its first MAX_COHERENCE_SENTENCES sentences, with a warning. The contradiction component
+#: compares every sentence pair (an n × n cosine matrix: 100 MB at this bound) and leave-one-out ROUGE-L matches
+#: each sentence against all the others, so without a bound time and memory grow with the square of the length.
+MAX_COHERENCE_SENTENCES = 5000
 #: A topic is covered when the summary's cosine with it is at least this.
 COVERAGE_THRESHOLD = 0.4
 #: Completeness = min(1, RECALL_WEIGHT · recall + IMPORTANCE_WEIGHT · importance share).
@@ -200,22 +205,46 @@ def lexical_diversity(tokens: Sequence[str]) -> float:
     return float(np.mean(ratios)) if ratios else len(set(tokens)) / total
 
 
+def contradiction_candidates(cosines: np.ndarray) -> list[tuple[int, int]]:
+    """The sentence pairs ``i < j`` (in the original's loop order) with ``cos < −0.1``: the only pairs that can count.
+
+    A vectorised pre-selection (``cos < −0.09``, a superset whatever the array's float type) is followed by the
+    original's own per-element test, so the pairs are exactly those its double loop counts, without visiting the
+    others in Python.
+    """
+    rows, cols = np.nonzero(np.asarray(cosines) < -0.09)  # row-major: the loop's order
+    return [(i, j) for i, j in zip(rows.tolist(), cols.tolist(), strict=True) if i < j and cosines[i][j] < -0.1]
+
+
+def contradiction_penalty_of_pairs(
+    n_sentences: int, cosines: np.ndarray, pairs: Sequence[tuple[int, int]], rouge_l: Sequence[float]
+) -> float:
+    """``max(0, 1 − contradictions / pairs)`` over all sentence pairs i < j, from the candidate pairs alone.
+
+    Args:
+        n_sentences: the number of sentences (all ``n(n − 1)/2`` pairs are the denominator).
+        cosines: the sentences' cosine matrix.
+        pairs: :func:`contradiction_candidates` of ``cosines``.
+        rouge_l: ROUGE-L F1 of each candidate pair (sentence ``i`` the target, ``j`` the prediction).
+    """
+    contradictions = 0.0
+    for (i, j), value in zip(pairs, rouge_l, strict=True):
+        if cosines[i][j] < -0.1 and value > 0.3:
+            contradictions += 1
+        elif cosines[i][j] < -0.1 * 1.5:
+            contradictions += 0.5
+    total = n_sentences * (n_sentences - 1) // 2
+    return 1.0 if total == 0 else max(0.0, 1.0 - contradictions / total)
+
+
 def contradiction_penalty(cosines: np.ndarray, rouge_l: np.ndarray) -> float:
     """``max(0, 1 − contradictions / pairs)`` over all sentence pairs i < j.
 
-    A pair counts 1 if ``cos < −0.1`` and its ROUGE-L F1 > 0.3, else 0.5 if ``cos < −0.15``.
+    A pair counts 1 if ``cos < −0.1`` and its ROUGE-L F1 > 0.3, else 0.5 if ``cos < −0.15``; only pairs with
+    ``cos < −0.1`` can count, so only their ROUGE-L is read (:func:`contradiction_candidates`).
     """
-    n = len(cosines)
-    contradictions = 0.0
-    pairs = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            pairs += 1
-            if cosines[i][j] < -0.1 and rouge_l[i][j] > 0.3:
-                contradictions += 1
-            elif cosines[i][j] < -0.1 * 1.5:
-                contradictions += 0.5
-    return 1.0 if pairs == 0 else max(0.0, 1.0 - contradictions / pairs)
+    pairs = contradiction_candidates(cosines)
+    return contradiction_penalty_of_pairs(len(cosines), cosines, pairs, [rouge_l[i][j] for i, j in pairs])
 
 
 def readability(fk_grade: float | None) -> float:
