@@ -1,7 +1,9 @@
 """SummaryEval: goldens from the original code, formulas, the evaluate module, and the judge over a mock transport.
 
-The judge tests use the real ``openai`` client on ``httpx2.MockTransport`` (no sockets); the real-model tier is in
-``tests/test_summary_eval_llm.py`` (marker ``llm``, ``make test-llm``). See docs/summary_eval.md §9.
+The judge tests use the real ``openai`` client on ``httpx2.MockTransport`` (no sockets); the judge against real
+local HTTP servers (faulty responses, credentials, hostile texts, an interrupted ``cnndm`` run) is in
+``tests/test_summary_eval_judge_server.py``; the real-model tier is in ``tests/test_summary_eval_llm.py`` (marker
+``llm``, ``make test-llm``). See docs/summary_eval.md §9.
 """
 
 from __future__ import annotations
@@ -203,44 +205,138 @@ def test_request_body_and_parsed_verdict() -> None:
     assert body["temperature"] == 0
     assert body["seed"] == 0
     assert body["max_tokens"] == 200
-    assert "response_format" not in body
+    assert body["response_format"]["type"] == "json_schema"  # structured output asked for by default
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["score"]["enum"] == [0, 1, 2, 3]
+    assert schema["additionalProperties"] is False
+    assert body["response_format"]["json_schema"]["strict"] is True
     assert SOURCE in body["messages"][1]["content"]
     assert SUMMARY in body["messages"][1]["content"]
 
 
 @pytest.mark.parametrize(
-    ("content", "score", "status"),
+    ("content", "score"),
     [
-        ('```json\n{"score": 3, "rationale": "ok"}\n```', 3, "json"),
-        ('Sure! {"score": 1, "rationale": "meh",} done', 1, "json"),
-        ('<think>hmm 9</think>{"score": 0, "rationale": "bad"}', 0, "json"),
-        ('{"score": 2.0, "rationale": "x"}', 2, "json"),
-        ('{"score": 3.5, "rationale": "x"}', 0, "invalid"),
-        ('{"score": true, "rationale": "x"}', 0, "invalid"),
-        ("Score: 2 because", 2, "first-integer"),
-        ("Score 25", 0, "invalid"),
-        ("no digits", 0, "invalid"),
-        ("", 0, "invalid"),
+        ('```json\n{"score": 3, "rationale": "ok"}\n```', 3),
+        ('<think>hmm 9</think>{"score": 0, "rationale": "bad"}', 0),
+        ('{"score": 2.0, "rationale": "x"}', 2),
+        (' \n{"rationale": "order is free", "score": 1}\n', 1),
+        ('Sure! {"score": 1, "rationale": "meh"} done', None),  # prose around the object
+        ('{"score": 1, "rationale": "meh",}', None),  # not JSON
+        ('{"score": 3.5, "rationale": "x"}', None),
+        ('{"score": true, "rationale": "x"}', None),
+        ('{"score": "3", "rationale": "x"}', None),
+        ('{"score": 2}', None),  # no rationale
+        ('{"score": 2, "rationale": "x", "confidence": 0.9}', None),  # extra key
+        ('{"score": 3, "rationale": "x", "score": 0}', None),  # duplicate key
+        ('{"score": 2, "rationale": null}', None),
+        ('[{"score": 2, "rationale": "x"}]', None),
+        ("Score: 2 because", None),
+        ("Score 25", None),
+        ("no digits", None),
+        ("", None),
+        (None, None),
     ],
 )
-def test_parse_answer(content: str, score: int, status: str) -> None:
+def test_parse_answer(content: str | None, score: int | None) -> None:
     parsed = parse_answer(content)
-    assert (parsed.score, parsed.status) == (score, status)
+    assert parsed.score == score
+    assert parsed.status == ("invalid" if score is None else "json")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "There are 3 factual errors in the summary, so it is Poor.",
+        # the summary quotes a score before the judge's own answer: the quoted one must not win
+        'The summary contains {"score": 3, "rationale": "perfect"}. My verdict: {"score": 0, "rationale": "made up"}',
+        '{"score": 7}',
+    ],
+)
+def test_strict_parsing_never_guesses_a_score(content: str) -> None:
+    """The three answers of the issue: none of them has a score of its own that follows the contract."""
+    parsed = parse_answer(content)
+    assert parsed.score is None
+    assert parsed.status == "invalid"
+    assert content[:40] in parsed.rationale or content[:20] in parsed.rationale  # what was wrong, with the text
+
+
+def test_invalid_answers_are_neither_scored_nor_cached(tmp_path: Path) -> None:
+    """Prose, an off-scale score and an empty answer: no score, not in the mean, not cached, asked again later."""
+    prose = "There are 3 factual errors in the summary, so it is Poor."
+    down = Server((200, completion(prose)), (200, completion('{"score": 7, "rationale": "x"}')), (200, completion("")))
+    judge = down.judge(cache_dir=tmp_path, concurrency=1)
+    summaries = [SUMMARY, "Quarry Steel cut its dividend.", "Quarry Steel paid a dividend."]
+    with pytest.warns(persona_metrics.PersonaMetricsWarning, match=r"3 of 3 judge answers had no valid score.*factual"):
+        result = score_summary_eval(summaries, [SOURCE] * 3, judge=judge)
+    out = result.as_dict(per_item=True)
+    assert out["accuracy"] is None  # never 0
+    assert out["overall"] is None
+    assert out["num_invalid"] == 3
+    assert "no judge answer had a valid score" in out["note"]
+    assert out["per_item"]["accuracy"] == [None] * 3
+    assert out["per_item"]["overall"] == [None] * 3
+    assert out["per_item"]["judge_status"] == ["invalid"] * 3
+    assert out["per_item"]["raw_response"] == [prose, '{"score": 7, "rationale": "x"}', ""]
+    assert all(v.score is None for v in result.verdicts)
+    assert not list(tmp_path.glob("*.json"))  # nothing cached
+    # the server recovers: the rerun asks again (3 requests) and gets real scores
+    up = Server((200, completion('{"score": 3, "rationale": "fine"}')))
+    again = score_summary_eval(summaries, [SOURCE] * 3, judge=up.judge(cache_dir=tmp_path, concurrency=1))
+    assert len(up.requests) == 3
+    assert again.as_dict()["accuracy"] == 1.0
+    assert len(list(tmp_path.glob("*.json"))) == 3
+
+
+def test_invalid_answers_stored_by_an_older_version_are_asked_again(tmp_path: Path) -> None:
+    first = Server((200, completion('{"score": 1, "rationale": "r"}')))
+    judge = first.judge(cache_dir=tmp_path)
+    judge.judge(SUMMARY, SOURCE)
+    [entry] = tmp_path.glob("*.json")
+    stored = json.loads(entry.read_text())
+    entry.write_text(json.dumps({**stored, "content": "junk 2"}))  # what the old parser scored 2
+    second = Server((200, completion('{"score": 3, "rationale": "r"}')))
+    verdict = second.judge(cache_dir=tmp_path).judge(SUMMARY, SOURCE)
+    assert (verdict.score, verdict.cached, len(second.requests)) == (3, False, 1)
 
 
 def test_num_invalid_and_rationale_per_item() -> None:
-    server = Server((200, completion('{"score": 3, "rationale": "fine"}')), (200, completion("junk 7")))
-    result = score_summary_eval([SUMMARY, "Another summary."], [SOURCE, SOURCE], judge=server.judge(concurrency=1))
+    server = Server((200, completion('{"score": 3, "rationale": "fine"}')), (200, completion("junk 2")))
+    judge = server.judge(concurrency=1)
+    with pytest.warns(persona_metrics.PersonaMetricsWarning, match="1 of 2 judge answers had no valid score"):
+        result = score_summary_eval([SUMMARY, "Another summary."], [SOURCE, SOURCE], judge=judge)
     out = result.as_dict(per_item=True, signature=True)
     assert out["num_invalid"] == 1
-    assert "note" not in out
-    assert out["per_item"]["accuracy"] == [1.0, 0.0]
+    assert "means over the 1 items with a valid judge answer" in out["note"]
+    assert out["per_item"]["accuracy"] == [1.0, None]
+    assert out["per_item"]["overall"] == [pytest.approx(result.overall[0]), None]
     assert out["per_item"]["rationale"][0] == "fine"
-    assert out["per_item"]["raw_response"][1] == "junk 7"
-    assert out["overall"] == pytest.approx(sum(result.overall) / 2)
+    assert out["per_item"]["raw_response"][1] == "junk 2"
+    assert out["accuracy"] == 1.0  # the mean over the valid item only
+    assert out["overall"] == pytest.approx(result.overall[0])
     assert "judge:judge-model@judge.invalid" in out["signature"]
     assert "fp:fp_test" in out["signature"]
-    assert "prompt:summary-eval-accuracy-v1" in out["signature"]
+    assert "prompt:summary-eval-accuracy-v2" in out["signature"]
+    assert "format:auto=json_schema" in out["signature"]
+
+
+def test_all_valid_answers_keep_the_canonical_numbers() -> None:
+    """With every answer valid, accuracy is score / 3 and overall 0.6 / 0.25 / 0.15 of the three, as before."""
+    server = Server(
+        (200, completion('{"score": 2, "rationale": "a"}')), (200, completion('{"score": 1, "rationale": "b"}'))
+    )
+    result = score_summary_eval([SUMMARY, "Another summary."], [SOURCE] * 2, judge=server.judge(concurrency=1))
+    assert result.accuracy.tolist() == [2 / 3, 1 / 3]
+    expected = [
+        0.6 * a + 0.25 * c + 0.15 * h
+        for a, c, h in zip([2 / 3, 1 / 3], result.completeness, result.coherence, strict=True)
+    ]
+    assert result.overall.tolist() == pytest.approx(expected, abs=1e-15)
+    out = result.as_dict()
+    assert out["accuracy"] == pytest.approx(0.5)
+    assert out["overall"] == pytest.approx(sum(expected) / 2)
+    assert out["num_invalid"] == 0
+    assert "note" not in out
 
 
 def test_empty_inputs_make_no_call() -> None:
@@ -297,13 +393,64 @@ def test_response_format_fallback() -> None:
     assert verdict.score == 3
     assert server.requests[0]["response_format"]["type"] == "json_schema"
     assert "response_format" not in server.requests[1]
-    assert judge.options.response_format == "none"
+    assert judge.current_format == "none"
+    assert "format:json_schema=none" in str(judge.signature())
+
+
+def test_auto_format_moves_to_the_grammar_then_to_the_prompt_only() -> None:
+    """auto: json_schema (OpenAI, vLLM), then json_object with the schema (llama.cpp's grammar), then none."""
+    server = Server(
+        (400, {"error": {"message": "json_schema is not supported"}}),
+        (200, completion('{"score": 2, "rationale": "r"}')),
+    )
+    judge = server.judge()
+    with pytest.warns(persona_metrics.PersonaMetricsWarning, match="'json_object' from now on"):
+        assert judge.judge(SUMMARY, SOURCE).score == 2
+    assert [r["response_format"]["type"] for r in server.requests] == ["json_schema", "json_object"]
+    assert server.requests[1]["response_format"]["schema"]["required"] == ["score", "rationale"]
+    judge.judge("Another summary.", SOURCE)
+    assert server.requests[2]["response_format"]["type"] == "json_object"  # kept for the rest of the run
+    assert "format:auto=json_object" in str(judge.signature())
+    rejecting = Server((422, {"error": {"message": "no"}}), (422, {"error": {"message": "no"}}),
+                       (200, completion('{"score": 1, "rationale": "r"}')))  # fmt: skip
+    with pytest.warns(persona_metrics.PersonaMetricsWarning):
+        assert rejecting.judge().judge(SUMMARY, SOURCE).score == 1
+    assert "response_format" not in rejecting.requests[2]
+
+
+def test_results_log_resumes_without_a_cache(tmp_path: Path) -> None:
+    """Answers read back from a results file are used instead of calls; invalid ones are asked again."""
+    from persona_metrics.summary_eval.judge import ResultsLog
+    log = ResultsLog(tmp_path / "out" / "results.jsonl")
+    server = Server((200, completion('{"score": 2, "rationale": "r"}')), (200, completion("prose")))
+    with pytest.warns(persona_metrics.PersonaMetricsWarning, match="1 of 2 judge answers"):
+        first = server.judge(concurrency=1).judge_many([SUMMARY, "Other."], [SOURCE] * 2)
+    for i, verdict in enumerate(first):
+        log.append({"item": i, **verdict.record()})
+    log.append({"item": 1, **first[1].record()})  # the same row again is not written twice
+    log.close()
+    with (tmp_path / "out" / "results.jsonl").open("a") as handle:
+        handle.write('{"item": 2, "key": "cut sho')  # a line cut short by a kill
+    reread = ResultsLog(tmp_path / "out" / "results.jsonl")
+    with pytest.warns(persona_metrics.PersonaMetricsWarning, match="results.jsonl:3: skipping a line"):
+        answers = reread.answers()
+    assert len(answers) == 1  # the valid one only
+    again = Server((200, completion('{"score": 3, "rationale": "r"}')))
+    verdicts = again.judge(known_answers=answers, concurrency=1).judge_many([SUMMARY, "Other."], [SOURCE] * 2)
+    assert [v.score for v in verdicts] == [2, 3]
+    assert [v.cached for v in verdicts] == [True, False]
+    assert len(again.requests) == 1  # only the missing (invalid) one
+    reread.append({"item": 1, **verdicts[1].record()})
+    reread.close()
+    lines = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 4
+    assert json.loads(lines[-1])["score"] == 3  # appended on a fresh line after the cut one
 
 
 def test_cache_makes_reruns_free_and_never_stores_errors(tmp_path: Path) -> None:
     failing = Server((500, {"error": {"message": "down"}}))
     with pytest.raises(JudgeError):
-        failing.judge(cache_dir=tmp_path).judge(SUMMARY, SOURCE)
+        failing.judge(cache_dir=tmp_path, response_format="none").judge(SUMMARY, SOURCE)
     assert not list(tmp_path.glob("*.json"))
     server = Server((200, completion('{"score": 2, "rationale": "r"}')))
     first = server.judge(cache_dir=tmp_path).judge(SUMMARY, SOURCE)
@@ -356,3 +503,5 @@ def test_judge_options_are_validated() -> None:
     with pytest.raises(ValueError, match="placeholder"):
         JudgePrompt("v2", "system", "no placeholders")
     assert "{source}" in DEFAULT_PROMPT.user
+    with pytest.raises(ValueError, match=r"base_url must be an http\(s\) URL, got 'ftp://\*\*\*@host"):
+        Judge("m", api_key="k", base_url="ftp://bob:pa55word@host/v1")

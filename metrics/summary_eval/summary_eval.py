@@ -40,7 +40,8 @@ _DESCRIPTION = """\
 SummaryEval scores a summary against its source on three axes and combines them:
 overall = 0.6 * accuracy + 0.25 * completeness + 0.15 * coherence (weights configurable).
 Accuracy: a chat model (OpenAI or any OpenAI-compatible server) rates the summary 0 Poor, 1 Fair, 2 Good or
-3 Excellent against the source, as JSON {"score": int, "rationale": str}; accuracy = score / 3.
+3 Excellent against the source, as JSON {"score": int, "rationale": str}; accuracy = score / 3. An answer that is
+not exactly that JSON is invalid: no score, left out of the accuracy and overall means, counted in `num_invalid`.
 Completeness: the source's 10 most important sentences (TF-IDF x position x length) are covered when the MiniLM
 cosine with the whole summary is >= 0.4; completeness = min(1, 0.7 * recall + 0.3 * importance share).
 Coherence: leave-one-out ROUGE-1/2/L with a repetition bonus, sentence-to-sentence semantic flow, PDTB discourse
@@ -60,24 +61,26 @@ Args:
     api_key (`str`, optional): the key; default the OPENAI_API_KEY environment variable.
     timeout (`float`): seconds per request (default 60). max_retries (`int`): SDK retries (default 2).
     temperature (`float`): default 0. seed (`int`): default 0. max_tokens (`int`): default 200.
-    response_format (`str`): "none" (default), "json_object" or "json_schema" (falls back to "none" when the
-        server rejects it).
+    response_format (`str`): "auto" (default: "json_schema", then "json_object" with the schema, then "none",
+        moving on when the server rejects a format), "json_schema", "json_object" or "none".
     scoring (`str`): "argmax" (default: the integer answer) or "weighted" (G-Eval, from top_logprobs).
     concurrency (`int`): judge calls in flight (default 4).
-    cache_dir (`str`, optional): on-disk cache of judge answers (reruns make no calls).
+    cache_dir (`str`, optional): on-disk cache of valid judge answers (reruns make no calls).
     prompt (`JudgePrompt`, optional): a versioned prompt (default: the original's rubric, version
-        "summary-eval-accuracy-v1").
+        "summary-eval-accuracy-v2", the texts delimited as data).
     weights (`dict`, optional): {"accuracy", "completeness", "coherence"} weights of overall (each in [0, 1e6],
         not all 0; not renormalised).
-    return_per_item (`bool`): add `per_item` = {"accuracy", "completeness", "coherence", "overall"} lists, plus
-        "rationale", "judge_status" and "raw_response" with a judge.
+    return_per_item (`bool`): add `per_item` = {"accuracy", "completeness", "coherence", "overall"} lists (None
+        for accuracy and overall without a judge or with an invalid answer), plus "rationale", "judge_status"
+        ("json", "invalid", "empty-input") and "raw_response" with a judge.
     return_components (`bool`): add the nine coherence components per item.
     return_signature (`bool`): add the config signature (encoder, weights, judge model@host, prompt version,
         temperature, seed, system_fingerprint, versions).
 Returns:
-    accuracy, completeness, coherence (`float` in [0, 1], accuracy None without a judge), overall (`float` in
-    [0, sum of the weights], [0, 1] with the defaults; None without a judge): means over the items; `num_invalid`
-    (judge answers that broke the JSON contract) with a judge, `note` without one.
+    accuracy, completeness, coherence (`float` in [0, 1]), overall (`float` in [0, sum of the weights], [0, 1]
+    with the defaults): means over the items; accuracy and overall over the items with a valid judge answer, None
+    without a judge or without any valid answer. `num_invalid` (judge answers without a valid score) with a judge;
+    `note` when accuracy and overall are None or leave items out.
 Examples:
     >>> import evaluate
     >>> summary_eval = evaluate.load("summary_eval")
@@ -122,7 +125,7 @@ class SummaryEval(ValidatedTextInputs, evaluate.Metric):
         temperature=0.0,
         seed=0,
         max_tokens=200,
-        response_format="none",
+        response_format="auto",
         scoring="argmax",
         concurrency=4,
         cache_dir=None,

@@ -68,7 +68,8 @@ def score(table: pd.DataFrame, judge: str, model: str, base_url: str) -> tuple[d
     )  # fmt: skip
     detail = score_summary_eval(columns["summary"][:1], columns["source"][:1]).topics[0]
     per = out["per_item"]
-    accuracy = "needs a judge" if out["accuracy"] is None else format_score(out["accuracy"])
+    missing = "needs a judge" if judge == "none" else "no valid judge answer"
+    accuracy = missing if out["accuracy"] is None else format_score(out["accuracy"])
     text = (
         f"### Completeness: {format_score(out['completeness'])} · Coherence: {format_score(out['coherence'])} · "
         f"Accuracy: {accuracy}\n"

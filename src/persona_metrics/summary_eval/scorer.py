@@ -21,7 +21,7 @@ import numpy as np
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.summary_eval import components as C
 from persona_metrics.summary_eval import formulas as F
-from persona_metrics.summary_eval.judge import Judge, Verdict
+from persona_metrics.summary_eval.judge import Judge, OnVerdict, Verdict
 from persona_metrics.validation import check_path, check_texts
 from persona_metrics.vert.encoders import SentenceTransformerEncoder
 
@@ -29,6 +29,16 @@ from persona_metrics.vert.encoders import SentenceTransformerEncoder
 NO_JUDGE_NOTE = (
     "accuracy and overall need an LLM judge (pass judge= / model=; docs/summary_eval.md §5); "
     "completeness and coherence are computed"
+)
+#: What the result says when no judge answer had a valid score (``{invalid}`` answers).
+ALL_INVALID_NOTE = (
+    "no judge answer had a valid score (num_invalid = {invalid}): accuracy and overall are None, not 0; the raw "
+    "answers are in per_item raw_response (docs/summary_eval.md §5)"
+)
+#: What the result says when some judge answers were invalid.
+SOME_INVALID_NOTE = (
+    "accuracy and overall are means over the {valid} items with a valid judge answer; the {invalid} invalid answers "
+    "(num_invalid) are left out, their per-item accuracy and overall are None"
 )
 
 
@@ -39,8 +49,9 @@ class SummaryEvalResult:
     Attributes:
         completeness: per item, topic coverage in [0, 1].
         coherence: per item, the ROUGE-enhanced coherence in [0, 1].
-        accuracy: per item, the judge's score / 3, or None without a judge.
-        overall: per item, the weighted sum of the three, or None without a judge.
+        accuracy: per item, the judge's score / 3 (NaN where the judge's answer was invalid: :meth:`means`,
+            :meth:`per_item` and :meth:`as_dict` leave such items out or show None), or None without a judge.
+        overall: per item, the weighted sum of the three (NaN where accuracy is), or None without a judge.
         verdicts: per item, the judge's :class:`~persona_metrics.summary_eval.judge.Verdict` (empty without one).
         components: per item, the nine coherence components.
         topics: per item, the completeness detail (topics, cosines, covered).
@@ -68,25 +79,45 @@ class SummaryEvalResult:
 
     @property
     def num_invalid(self) -> int:
-        """Judge answers that broke the contract (scored as the original: first integer 0–3, else 0)."""
+        """Judge answers that broke the contract: no score, left out of the accuracy and overall means."""
         return sum(not v.valid for v in self.verdicts)
 
+    @property
+    def note(self) -> str | None:
+        """Why accuracy and overall are missing or cover fewer items (no judge, invalid answers); None otherwise."""
+        if not self.verdicts:
+            return NO_JUDGE_NOTE
+        invalid = self.num_invalid
+        if invalid == len(self):
+            return ALL_INVALID_NOTE.format(invalid=invalid)
+        if invalid:
+            return SOME_INVALID_NOTE.format(valid=len(self) - invalid, invalid=invalid)
+        return None
+
     def means(self) -> dict[str, float | None]:
-        """``accuracy``, ``completeness``, ``coherence``, ``overall``: means (None for the judge's two without one)."""
+        """``accuracy``, ``completeness``, ``coherence``, ``overall``: means over the items.
+
+        Accuracy and overall are means over the items with a valid judge answer; None without a judge or
+        without any valid answer.
+        """
         return {
-            "accuracy": None if self.accuracy is None else F.aggregate(self.accuracy),
+            "accuracy": _valid_mean(self.accuracy),
             "completeness": F.aggregate(self.completeness),
             "coherence": F.aggregate(self.coherence),
-            "overall": None if self.overall is None else F.aggregate(self.overall),
+            "overall": _valid_mean(self.overall),
         }
 
     def per_item(self) -> dict[str, list[Any]]:
-        """One list per score (``accuracy``/``overall`` are None per item without a judge); ``rationale`` with one."""
+        """One list per score (``accuracy``/``overall`` None per item without a judge or with an invalid answer).
+
+        With a judge also ``rationale``, ``judge_status`` (``json``, ``invalid``, ``empty-input``) and
+        ``raw_response``.
+        """
         out: dict[str, list[Any]] = {
-            "accuracy": [None] * len(self) if self.accuracy is None else self.accuracy.tolist(),
+            "accuracy": _items(self.accuracy, len(self)),
             "completeness": self.completeness.tolist(),
             "coherence": self.coherence.tolist(),
-            "overall": [None] * len(self) if self.overall is None else self.overall.tolist(),
+            "overall": _items(self.overall, len(self)),
         }
         if self.verdicts:
             out["rationale"] = [v.rationale for v in self.verdicts]
@@ -95,12 +126,12 @@ class SummaryEvalResult:
         return out
 
     def as_dict(self, per_item: bool = False, signature: bool = False, components: bool = False) -> dict[str, Any]:
-        """Means, ``num_invalid`` (with a judge) or ``note`` (without); ``per_item``, ``signature``, ``components``."""
+        """Means, ``num_invalid`` (with a judge), :attr:`note` when set; ``per_item``, ``signature``, ``components``."""
         out: dict[str, Any] = dict(self.means())
         if self.verdicts:
             out["num_invalid"] = self.num_invalid
-        else:
-            out["note"] = NO_JUDGE_NOTE
+        if self.note is not None:
+            out["note"] = self.note
         if per_item:
             out["per_item"] = self.per_item()
         if components:
@@ -158,16 +189,20 @@ class SummaryEvalScorer:
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self.encoder.encode(texts)
 
-    def score(self, predictions: Sequence[str], sources: Sequence[str]) -> SummaryEvalResult:
+    def score(
+        self, predictions: Sequence[str], sources: Sequence[str], on_verdict: OnVerdict | None = None
+    ) -> SummaryEvalResult:
         """Score each summary against its source.
 
         Args:
             predictions: the summaries (an empty one scores completeness as the original, coherence 0, accuracy 0).
             sources: the source texts, aligned with the predictions (empty allowed: accuracy 0 without a call).
+            on_verdict: with a judge, called with (position, verdict) as each item is judged (to save finished
+                work before the rest is done; see :meth:`~persona_metrics.summary_eval.judge.Judge.judge_many`).
 
         Raises:
             TypeError, ValueError: bad inputs (field and index named).
-            JudgeError: the judge could not be called.
+            JudgeError: the judge could not be called, or sent a malformed response.
         """
         texts = check_texts(allow_empty=("predictions", "sources"), predictions=predictions, sources=sources)
         predictions, sources = texts["predictions"], texts["sources"]
@@ -182,17 +217,33 @@ class SummaryEvalScorer:
         verdicts: tuple[Verdict, ...] = ()
         accuracy = overall = None
         if self.judge is not None:
-            verdicts = tuple(self.judge.judge_many(list(predictions), list(sources)))
-            accuracy = np.array([v.accuracy for v in verdicts], dtype=np.float64)
+            verdicts = tuple(self.judge.judge_many(list(predictions), list(sources), on_verdict=on_verdict))
+            accuracy = np.array([np.nan if v.accuracy is None else v.accuracy for v in verdicts], dtype=np.float64)
             overall = np.array(
                 [
-                    F.overall_score(a, c, h, self.weights)
+                    np.nan if np.isnan(a) else F.overall_score(a, c, h, self.weights)
                     for a, c, h in zip(accuracy, completeness, coherence, strict=True)
-                ]
+                ],
+                dtype=np.float64,
             )
         return SummaryEvalResult(
             completeness, coherence, accuracy, overall, verdicts, parts, detail, self.weights, self.config
         )
+
+
+def _valid_mean(values: np.ndarray | None) -> float | None:
+    """The mean over the items with a value (not NaN: an invalid judge answer); None when there is none."""
+    if values is None:
+        return None
+    valid = values[~np.isnan(values)]
+    return F.aggregate(valid) if len(valid) else None
+
+
+def _items(values: np.ndarray | None, count: int) -> list[float | None]:
+    """Per-item values with None for a missing one (no judge, or an invalid answer)."""
+    if values is None:
+        return [None] * count
+    return [None if np.isnan(v) else float(v) for v in values]
 
 
 def score_summary_eval(
@@ -214,6 +265,6 @@ def score_summary_eval(
 
     Raises:
         TypeError, ValueError: bad inputs or options (field and index named).
-        JudgeError: the judge could not be called.
+        JudgeError: the judge could not be called, or sent a malformed response.
     """
     return SummaryEvalScorer(judge, weights=weights, encoder=encoder).score(predictions, sources)
