@@ -80,7 +80,7 @@ def test_factory_returns_a_compute_metrics_instance() -> None:
     assert isinstance(hook, ComputeMetrics)
     assert (hook.name, hook.streaming) == ("fake", False)
     # strings and None are dropped; -100 decoded as the pad id; side columns and options passed through
-    assert hook(pred()) == {"n": 4, "score": 6.0, "group": 4}
+    assert hook(pred()) == {"n": 4, "score": 6.0, "group": 4, "num_empty": 0}  # num_empty: the empty= policy
 
 
 def test_streaming_matches_whole_set_and_resets() -> None:

@@ -242,6 +242,195 @@ def test_streaming_matches_whole_set(tmp_path, tok, eval_ds, name, columns, opti
         assert_numbers_match(got, expected, metric_keys)
 
 
+# ---------------------------------------------------------------- empty generations (the empty= policy)
+
+#: A row whose input holds this word gets an empty generation (see blank_marked_generations).
+BLANK = "BLANK"
+#: Rows with an empty prediction in the tests below (rows 1 and 4: Harbor and Northwind keep one non-empty user).
+EMPTY_ROWS = (1, 4)
+KEPT_ROWS = [i for i in range(len(ROWS)) if i not in EMPTY_ROWS]
+WITH_EMPTY = ["" if i in EMPTY_ROWS else text for i, text in enumerate(PREDICTIONS)]
+EMPTY_WARNING = "ignore:.*predictions are empty:persona_metrics.PersonaMetricsWarning"
+SINGLE_REFERENCE = "ignore:.*single reference:persona_metrics.PersonaMetricsWarning"
+
+
+def blank_marked_generations(model, marker_id, eos_id):
+    """Make ``model.generate`` emit ``</s>`` first (decoded: ``""``) for every input that holds ``marker_id``.
+
+    The other rows are generated as before (greedy, with the model's own processors, which run first); this is a
+    model that has learned to stop at once on some inputs, as an undertrained one does."""
+    import torch
+    from transformers import LogitsProcessor, LogitsProcessorList
+
+    class EndAtOnce(LogitsProcessor):
+        def __init__(self, rows):
+            self.rows = rows
+
+        def __call__(self, input_ids, scores):
+            if input_ids.shape[1] == 1:  # the first token after the decoder start
+                scores[self.rows] = -torch.inf
+                scores[self.rows, eos_id] = 0.0
+            return scores
+
+    generate = model.generate
+
+    def generate_with_blanks(*args, **kwargs):
+        rows = (kwargs["input_ids"] == marker_id).any(dim=1)
+        return generate(*args, logits_processor=LogitsProcessorList([EndAtOnce(rows)]), **kwargs)
+
+    model.generate = generate_with_blanks
+    return model
+
+
+def marked_dataset(tok, marked):
+    """The evaluation rows of COLUMNS, tokenized, with BLANK in front of the inputs of the ``marked`` rows."""
+    import datasets
+
+    def encode(batch, indices):
+        texts = [
+            f"{BLANK} {p} {d}" if i in marked else f"{p} {d}"
+            for i, p, d in zip(indices, batch["persona"], batch["document"], strict=True)
+        ]
+        enc = tok(texts)
+        enc["labels"] = tok(batch["summary"])["input_ids"]
+        return enc
+
+    return datasets.Dataset.from_dict(COLUMNS).map(encode, batched=True, with_indices=True)
+
+
+def decoded_generations(trainer, tok, ds):
+    out = trainer.predict(ds)
+    ids = np.where(out.predictions != -100, out.predictions, tok.pad_token_id)
+    return [t.strip() for t in tok.batch_decode(ids, skip_special_tokens=True)], out.metrics
+
+
+def zero_scored_style(predictions, personas):
+    """Hand calculation of empty="zero" for persona_style: the library's scores of the non-empty items, 0 for each
+    empty one, averaged over every item."""
+    kept = [i for i, text in enumerate(predictions) if text.strip()]
+    scores = direct("persona_style", predictions=[predictions[i] for i in kept], personas=[personas[i] for i in kept])
+    return sum(scores["scores"]) / len(predictions), scores["style_similarity"]
+
+
+@pytest.mark.parametrize(("name", "options"), [("persona_style", {}), ("perseval", {"distance": "jsd"})])
+def test_empty_generations_do_not_stop_training(tmp_path, name, options) -> None:
+    """The model generates "" for rows 1 and 4 at every evaluation. With the default policy trainer.train() goes
+    on, each evaluation logs eval_num_empty = 2 and the values of a hand calculation on the generated texts, and
+    the hook warns once for the whole run (the old hook raised `predictions[1] is empty` for persona_style)."""
+    import warnings
+
+    tok = make_tokenizer([BLANK])
+    ds = marked_dataset(tok, EMPTY_ROWS)
+    hook = make_compute_metrics(name, tok, ds, **options)
+    trainer = make_trainer(tmp_path, tok, ds, hook, max_steps=2, eval_strategy="steps", eval_steps=1)
+    blank_marked_generations(trainer.model, tok.convert_tokens_to_ids(BLANK), tok.eos_token_id)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trainer.train()
+        decoded, predicted = decoded_generations(trainer, tok, ds)  # the weights of the last evaluation
+    evals = [entry for entry in trainer.state.log_history if "eval_loss" in entry]
+    assert [entry["eval_num_empty"] for entry in evals] == [2, 2]
+    assert predicted["test_num_empty"] == 2
+    assert [i for i, text in enumerate(decoded) if not text] == list(EMPTY_ROWS)
+    messages = [str(w.message) for w in caught if "predictions are empty" in str(w.message)]
+    assert len(messages) == 1, messages  # once per hook, not once per evaluation
+    assert f"{name}: 2 of 8 predictions are" in messages[0]
+    if name == "persona_style":
+        expected, kept_mean = zero_scored_style(decoded, COLUMNS["persona"])
+        assert expected == pytest.approx(kept_mean * 6 / 8, rel=1e-12)  # each empty item counts 0
+        assert evals[-1]["eval_style_similarity"] == pytest.approx(expected, rel=1e-12)
+    else:  # perseval defines an empty summary itself (distance 1 from every text): scored as the library does
+        expected = direct(name, predictions=decoded, references=SUMMARIES, documents=COLUMNS["document"], **options)
+        assert_numbers_match(evals[-1], {f"eval_{k}": v for k, v in expected.items()}, ["eval_perseval", "eval_edp"])
+
+
+def hand_calculation(name, policy, document_ids, options):
+    """What each policy must give for WITH_EMPTY, from the evaluate module on hand-picked rows."""
+    columns = {"predictions": WITH_EMPTY, **_inputs(name)}
+    if document_ids is not None:
+        columns["document_ids"] = document_ids
+    if policy == "skip":  # score only the non-empty items (with their rows of every other input)
+        result = direct(name, **{k: [v[i] for i in KEPT_ROWS] for k, v in columns.items()}, **options)
+        return {**numbers_only(result), "num_empty": 2}
+    if name == "persona_style":  # zero: the library has no score for an empty text; each counts 0
+        mean, _ = zero_scored_style(WITH_EMPTY, COLUMNS["persona"])
+        return {"style_similarity": mean, "num_empty": 2}
+    return {**numbers_only(direct(name, **columns, **options)), "num_empty": 2}  # zero: the library's own score
+
+
+def run_streaming(hook, tok, predictions, references):
+    """One streaming evaluation in batches of 3, 2 and 3 rows."""
+    for start, stop in [(0, 3), (3, 5)]:
+        assert hook(eval_pred(tok, predictions[start:stop], references[start:stop]), False) == {}
+    return hook(eval_pred(tok, predictions[5:], references[5:]), True)
+
+
+@pytest.mark.filterwarnings(EMPTY_WARNING)
+@pytest.mark.filterwarnings(SINGLE_REFERENCE)
+@pytest.mark.parametrize("policy", ["zero", "skip"])
+@pytest.mark.parametrize(
+    ("name", "columns", "options"),
+    [
+        ("persona_style", None, {}),
+        ("perseval", None, {"distance": "jsd"}),
+        ("degress", {"document_ids": "group"}, {"distance": "rougeL"}),
+    ],
+)
+def test_empty_policy_matches_hand_calculation(tok, eval_ds, name, columns, options, policy) -> None:
+    """zero: each empty item gets the metric's empty-summary score (persona_style: 0, so the mean drops to
+    sum(non-empty scores) / 8); skip: equal to scoring only the non-empty items (degress: with their document ids).
+    Whole-set and streaming hooks agree."""
+    document_ids = COLUMNS["group"] if columns else None
+    expected = hand_calculation(name, policy, document_ids, options)
+    whole = make_compute_metrics(name, tok, eval_ds, columns=columns, empty=policy, **options)
+    assert whole(eval_pred(tok, WITH_EMPTY, SUMMARIES)) == pytest.approx(expected, rel=1e-12)
+    stream = make_compute_metrics(name, tok, eval_ds, columns=columns, streaming=True, empty=policy, **options)
+    for _ in range(2):  # the empty rows of one evaluation are not carried into the next
+        assert run_streaming(stream, tok, WITH_EMPTY, SUMMARIES) == pytest.approx(expected, rel=1e-12)
+    if name == "persona_style" and policy == "zero":
+        skipped = hand_calculation(name, "skip", None, options)["style_similarity"]
+        assert expected["style_similarity"] == pytest.approx(skipped * 6 / 8, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["persona_style", "perseval"])
+def test_empty_error_raises_the_named_error(tok, eval_ds, name) -> None:
+    message = r"^predictions\[1\] is empty \(empty or whitespace-only text\)$"  # the library's check_text error
+    whole = make_compute_metrics(name, tok, eval_ds, empty="error")
+    with pytest.raises(ValueError, match=message):
+        whole(eval_pred(tok, WITH_EMPTY, SUMMARIES))
+    stream = make_compute_metrics(name, tok, eval_ds, streaming=True, empty="error")
+    with pytest.raises(ValueError, match=message):
+        stream(eval_pred(tok, WITH_EMPTY[:3], SUMMARIES[:3]), compute_result=False)
+    # the next evaluation starts afresh and has no empty prediction
+    assert run_streaming(stream, tok, PREDICTIONS, SUMMARIES)["num_empty"] == 0
+
+
+def test_every_prediction_empty(tok, eval_ds) -> None:
+    nothing = [""] * len(PREDICTIONS)
+    zero = make_compute_metrics("persona_style", tok, eval_ds)
+    with pytest.warns(PersonaMetricsWarning, match="8 of 8 predictions are empty"):
+        assert zero(eval_pred(tok, nothing)) == {"style_similarity": 0.0, "num_empty": 8}
+    skip = make_compute_metrics("persona_style", tok, eval_ds, empty="skip", streaming=True)
+    with pytest.warns(PersonaMetricsWarning, match="nothing was left to score, so only num_empty is reported"):
+        assert run_streaming(skip, tok, nothing, SUMMARIES) == {"num_empty": 8}
+
+
+@pytest.mark.parametrize("value", ["zeros", "Zero", "", None, ["zero"]])
+def test_invalid_empty_value_names_the_allowed_values(tok, eval_ds, value) -> None:
+    import re
+
+    from persona_metrics.integrations.distributed import PersevalMetric
+
+    message = "^" + re.escape(f"empty must be one of ['zero', 'skip', 'error'], got {value!r}") + "$"
+    with pytest.raises(ValueError, match=message):
+        make_compute_metrics("persona_style", tok, eval_ds, empty=value)
+    with pytest.raises(ValueError, match=message):
+        PersevalMetric(empty=value)
+    from persona_metrics.integrations.empty import ALLOWED_EMPTY, DEFAULT_EMPTY  # the constant the message reads
+
+    assert (ALLOWED_EMPTY, DEFAULT_EMPTY) == (("zero", "skip", "error"), "zero")
+
+
 # ---------------------------------------------------------------- unit tests, no training
 
 
@@ -266,7 +455,7 @@ def test_persona_style_needs_no_references(tok, eval_ds) -> None:
     hook = make_compute_metrics("persona_style", tok, eval_ds)
     result = hook(eval_pred(tok, PREDICTIONS))  # label_ids None: persona_style does not take references
     expected = direct("persona_style", predictions=PREDICTIONS, personas=COLUMNS["persona"])
-    assert result == {"style_similarity": pytest.approx(expected["style_similarity"], rel=1e-12)}
+    assert result == {"style_similarity": pytest.approx(expected["style_similarity"], rel=1e-12), "num_empty": 0}
     with pytest.raises(ValueError, match="needs references"):
         make_compute_metrics("degress", tok, eval_ds)(eval_pred(tok, PREDICTIONS))
 
@@ -294,7 +483,7 @@ def test_streaming_accepts_tensors_and_gathers_document_ids(tok, eval_ds) -> Non
         documents=COLUMNS["document"],
         document_ids=COLUMNS["group"],
     )
-    assert result == pytest.approx(numbers_only(expected))
+    assert result == pytest.approx({**numbers_only(expected), "num_empty": 0})
     assert (result["num_documents"], result["num_excluded_documents"]) == (3, 2)
     whole = make_compute_metrics("degress", tok, eval_ds, columns=columns)(eval_pred(tok, PREDICTIONS, SUMMARIES))
     assert whole == pytest.approx(result)
@@ -347,11 +536,11 @@ def test_logits_are_rejected(tok, eval_ds) -> None:
 
 
 def test_streaming_recovers_after_a_failed_evaluation(tok, eval_ds) -> None:
-    stream = make_compute_metrics("persona_style", tok, eval_ds, streaming=True)
+    stream = make_compute_metrics("persona_style", tok, eval_ds, streaming=True, empty="error")
     assert stream(eval_pred(tok, PREDICTIONS[:3]), compute_result=False) == {}
     empty = eval_pred(tok, PREDICTIONS[3:6])
-    empty.predictions[1] = -100  # decodes to "": persona_style rejects empty summaries
-    with pytest.raises(ValueError, match=r"predictions\[1\] is empty"):
+    empty.predictions[1] = -100  # decodes to "": with empty="error" the evaluation fails on it
+    with pytest.raises(ValueError, match=r"predictions\[4\] is empty"):  # row 4 of the evaluation
         stream(empty, compute_result=False)
     # the next evaluation starts afresh: a new module, offset 0, nothing left of the failed one
     assert stream(eval_pred(tok, PREDICTIONS[:4]), compute_result=False) == {}
@@ -359,7 +548,7 @@ def test_streaming_recovers_after_a_failed_evaluation(tok, eval_ds) -> None:
     expected = direct("persona_style", predictions=PREDICTIONS, personas=COLUMNS["persona"])
     assert result["style_similarity"] == pytest.approx(expected["style_similarity"], rel=1e-12)
 
-    loaded = make_compute_metrics(persona_metrics.load("persona_style"), tok, eval_ds, streaming=True)
+    loaded = make_compute_metrics(persona_metrics.load("persona_style"), tok, eval_ds, streaming=True, empty="error")
     with pytest.raises(ValueError, match="is empty"):
         loaded(empty, compute_result=False)
     with pytest.raises(RuntimeError, match="failed mid-way"):
@@ -386,16 +575,16 @@ def test_numbers_only_drops_non_numbers(tok, eval_ds) -> None:
 
     # through the hook: lists, dicts and strings the modules return on request never reach the Trainer
     style = make_compute_metrics("persona_style", tok, eval_ds, return_nearest=True, return_features=True)
-    assert set(style(eval_pred(tok, PREDICTIONS))) == {"style_similarity"}
+    assert set(style(eval_pred(tok, PREDICTIONS))) == {"style_similarity", "num_empty"}
     options = {"return_signature": True, "return_per_summary": True, "bootstrap": 20}
     perseval = make_compute_metrics("perseval", tok, eval_ds, **options)(eval_pred(tok, PREDICTIONS, SUMMARIES))
     expected = direct(
         "perseval", predictions=PREDICTIONS, references=SUMMARIES, documents=COLUMNS["document"], **options
     )
     assert {"signature", "per_summary"} <= set(expected)
-    assert set(perseval) == {k for k, v in expected.items() if isinstance(v, int | float)}
+    assert set(perseval) == {k for k, v in expected.items() if isinstance(v, int | float)} | {"num_empty"}
     assert "perseval_ci_low" in perseval
-    assert_numbers_match(perseval, expected, perseval)
+    assert_numbers_match(perseval, expected, expected.keys() & perseval.keys())
 
 
 @pytest.mark.slow
@@ -404,7 +593,7 @@ def test_persona_quality_streaming_matches_direct_compute(tok, eval_ds) -> None:
     assert hook(eval_pred(tok, PREDICTIONS[:5], SUMMARIES[:5]), compute_result=False) == {}
     result = hook(eval_pred(tok, PREDICTIONS[5:], SUMMARIES[5:]), compute_result=True)
     expected = direct("persona_quality", predictions=PREDICTIONS, references=SUMMARIES, personas=COLUMNS["persona"])
-    assert set(result) == set(expected)
+    assert set(result) == {*expected, "num_empty"}
     assert_numbers_match(result, expected, expected)
     assert type(result["bertscore_rescaled"]) is int
 

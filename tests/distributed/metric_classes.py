@@ -6,8 +6,13 @@
 * ``sampler``: ``DistributedSampler`` order (rank r gets rows r, r+2, ...; the shorter shard is padded with row
   0, as the sampler does), in batches of 4, with the row indices.
 
-Each rank writes ``OUT/rank<R>.json`` with every metric's result for both; tests/test_distributed.py compares
-them with one ``compute`` of all 31 rows in one process.
+Then the empty-generation policies on the rows of ``metric_inputs.inputs_with_empty`` (``""``, whitespace and
+``"!!!"`` at rows 2, 9, 17, 30): ``empty="zero"`` with the sampler's shards and indices, ``"skip"`` with the
+contiguous shards, and ``"error"`` (each rank records the error it got), for the classes of
+``metric_inputs.EMPTY_POLICY_CLASSES``.
+
+Each rank writes ``OUT/rank<R>.json`` with every metric's result for each; tests/test_distributed.py compares
+them with one ``compute`` of all 31 rows in one process (or its hand calculation of the policy).
 """
 
 from __future__ import annotations
@@ -21,13 +26,13 @@ import torch.distributed as dist
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from metric_inputs import CLASSES, OPTIONS, inputs
+from metric_inputs import CLASSES, EMPTY_POLICY_CLASSES, OPTIONS, inputs, inputs_with_empty
 
 from persona_metrics.integrations.distributed import rank_and_size
 
 
-def shard(metric, rows, batch, with_indices):
-    columns = inputs(metric.name)
+def shard(metric, rows, batch, with_indices, columns=None):
+    columns = columns or inputs(metric.name)
     for start in range(0, len(rows), batch):
         part = rows[start : start + batch]
         extra = {"indices": part} if with_indices else {}
@@ -48,6 +53,16 @@ def main(out: Path) -> None:
             "contiguous": shard(cls(**OPTIONS[name]), contiguous, 5, False),
             "sampler": shard(cls(**OPTIONS[name]), interleaved, 4, True),
         }
+        if name not in EMPTY_POLICY_CLASSES:
+            continue
+        with_empty = inputs_with_empty(name)
+        result[name]["zero"] = shard(cls(**OPTIONS[name]), interleaved, 4, True, with_empty)  # the default
+        result[name]["skip"] = shard(cls(empty="skip", **OPTIONS[name]), contiguous, 5, False, with_empty)
+        try:
+            shard(cls(empty="error", **OPTIONS[name]), contiguous, 5, False, with_empty)
+            result[name]["error"] = None
+        except ValueError as err:
+            result[name]["error"] = str(err)
     (out / f"rank{rank}.json").write_text(json.dumps(result))
     dist.barrier()  # neither rank tears its connections down while the other still uses them
     dist.destroy_process_group()

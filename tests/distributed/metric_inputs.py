@@ -70,6 +70,32 @@ def inputs(name: str) -> dict[str, list[str]]:
     return {k: columns[k] for k in wanted}
 
 
+#: Predictions replaced by empty generations in the empty-policy runs: "", whitespace only, and a text without a
+#: word (empty for persona_style and persona_quality, whose library refuses it; a prediction like any other for the
+#: rest). Row 17 is the first row of rank 1's contiguous shard, row 30 the last row.
+EMPTY_PREDICTIONS = {2: "", 9: "   ", 17: "!!!", 30: ""}
+#: The metrics whose library refuses a text without a word.
+WORDLESS_UNDEFINED = ("persona_style", "persona_quality")
+
+
+#: The classes run with empty generations under 2 processes: the two whose library refuses an empty text (scored 0
+#: by the policy) and three that define it themselves. summary_eval takes the same path as perseval and vert (the
+#: library's own score) and is left out: a second and third scoring of its 31 rows would double the test's time.
+EMPTY_POLICY_CLASSES = ("persona_style", "persona_quality", "perseval", "degress", "vert")
+
+
+def empty_rows(name: str) -> list[int]:
+    """The rows of EMPTY_PREDICTIONS that are empty for metric ``name``."""
+    return [i for i, text in EMPTY_PREDICTIONS.items() if not text.strip() or name in WORDLESS_UNDEFINED]
+
+
+def inputs_with_empty(name: str) -> dict[str, list[str]]:
+    """``inputs(name)`` with the predictions of EMPTY_PREDICTIONS."""
+    columns = inputs(name)
+    columns["predictions"] = [EMPTY_PREDICTIONS.get(i, text) for i, text in enumerate(columns["predictions"])]
+    return columns
+
+
 CLASSES = {
     "perseval": PersevalMetric,
     "degress": DegressMetric,

@@ -11,7 +11,9 @@ Two operations, both no-ops in a single process (no process group, or a group of
 
 And one ``torchmetrics``-style class per bundled metric (:class:`PersevalMetric`, :class:`DegressMetric`,
 :class:`PersonaQualityMetric`, :class:`PersonaStyleMetric`, :class:`VertMetric`, :class:`SummaryEvalMetric`):
-``update`` on each rank, ``compute`` equal to a single-process result on every rank.
+``update`` on each rank, ``compute`` equal to a single-process result on every rank, plus ``num_empty``, the count
+of empty predictions, which the ``empty=`` policy scores, leaves out or refuses
+(:mod:`persona_metrics.integrations.empty`).
 
 torch is imported on first use only, and only when it is already installed (the library does not need it).
 """
@@ -22,6 +24,9 @@ import importlib.util
 import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from persona_metrics.integrations.empty import DEFAULT_EMPTY, EmptyPolicy, is_empty
+from persona_metrics.validation import check_texts
 
 __all__ = [
     "DegressMetric",
@@ -39,6 +44,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+#: Stands in for an empty prediction while the other inputs of its row are checked (never scored).
+_STAND_IN = "text"
 
 
 def rank_and_size() -> tuple[int, int]:
@@ -106,12 +114,20 @@ class DistributedMetric:
 
     ``compute`` does not reset the state (call :meth:`reset` for the next evaluation), as in torchmetrics.
 
+    Empty predictions (empty or whitespace-only; for ``persona_style`` and ``persona_quality`` also a text without
+    a word) are accepted by :meth:`update` and handled by :meth:`compute` on rank 0 under ``empty``, so every rank
+    gets the same result or the same error: ``"zero"`` (default) scores each with the metric's score for an empty
+    summary (0 where the library has none), ``"skip"`` leaves them out, ``"error"`` raises the library's named
+    error. The result has ``num_empty``, their count over all ranks; the first ``compute`` with one warns once.
+
     Args:
+        empty: the policy for empty predictions, one of
+            :data:`~persona_metrics.integrations.empty.ALLOWED_EMPTY`.
         **options: the metric's compute options (``distance="jsd"``, ``beta=2.0`` ...), checked here by the
             library's own checks, so a bad value fails when the object is built.
 
     Raises:
-        ValueError / TypeError: an unknown option or a bad value (named).
+        ValueError / TypeError: an unknown option or a bad value (named); an ``empty`` value that is not allowed.
 
     Example::
 
@@ -126,10 +142,11 @@ class DistributedMetric:
     #: Per-item inputs that are compute options of the module rather than features (``document_ids``).
     row_options: tuple[str, ...] = ()
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, *, empty: str = DEFAULT_EMPTY, **options: Any) -> None:
         from persona_metrics import load
         from persona_metrics.integrations.hooks import check_option_names, input_names
 
+        self._empty = EmptyPolicy(self.name, empty)
         self._module = load(self.name, keep_in_memory=True)
         check_option_names(self._module, self.name, {}, {k: v for k, v in options.items()})
         clash = sorted(set(options) & set(self.row_options))
@@ -153,7 +170,8 @@ class DistributedMetric:
                 metric takes it), aligned lists; checked item by item (field and index named).
 
         Raises:
-            ValueError / TypeError: a missing or unknown input, lists of different lengths, a bad item.
+            ValueError / TypeError: a missing or unknown input, lists of different lengths, a bad item (an empty
+                prediction is not one: see the class docstring).
         """
         missing = [k for k in self._features if batch.get(k) is None]
         unknown = sorted(set(batch) - set(self._features) - set(self.row_options))
@@ -162,7 +180,7 @@ class DistributedMetric:
                 f"{self.name}.update needs {list(self._features)} (and optionally {list(self.row_options)}); "
                 f"missing {missing}, unknown {unknown}"
             )
-        columns = self._module.validated(batch)
+        columns = self._validated(batch)
         for key in (*self.row_options, "indices"):
             values = indices if key == "indices" else batch.get(key)
             if values is None:
@@ -176,16 +194,33 @@ class DistributedMetric:
                 raise ValueError(f"{key} has {len(values)} items but predictions has {n}; they must align")
         self._rows.extend(dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True))
 
+    def _validated(self, batch: dict[str, Any]) -> dict[str, list[Any]]:
+        """The batch's text inputs as checked plain lists, empty predictions allowed (the policy is compute's).
+
+        The predictions are checked as texts that may be empty; the other inputs by the module's own checks, with a
+        one-word stand-in in place of each empty prediction (a module that refuses empty predictions would
+        otherwise stop there), so a bad persona or reference of an empty row is still named.
+        """
+        predictions = check_texts(allow_empty=("predictions",), predictions=batch["predictions"])["predictions"]
+        stand_in = [_STAND_IN if is_empty(self.name, text) else text for text in predictions]
+        columns: dict[str, list[Any]] = self._module.validated({**batch, "predictions": stand_in})
+        columns["predictions"] = predictions
+        return columns
+
     def compute(self) -> dict[str, Any]:
         """Gather every rank's rows, score them once (rank 0) and return the result on every rank.
 
+        Returns:
+            The metric's result for every row under the ``empty`` policy, with ``num_empty``.
+
         Raises:
             ValueError: no rows on any rank; ``indices`` given for some rows only; a repeated index with
-                different content. The metric's own errors are raised on every rank.
+                different content; with ``empty="error"``, an empty prediction (its position in the gathered rows
+                named). The metric's own errors are raised on every rank.
         """
         rows = _ordered(gather_objects(self._rows), self.name)
         columns = {key: [row[key] for row in rows] for key in rows[0] if key != "indices"}
-        return run_on_main(lambda: self._module.compute(**columns, **self._options))  # type: ignore[no-any-return]
+        return run_on_main(lambda: self._empty.score(self._module.compute, columns, self._options))
 
 
 def _as_list(values: Any) -> list[Any]:

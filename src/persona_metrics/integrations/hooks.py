@@ -24,6 +24,11 @@ Example::
 Rows of the evaluation dataset are matched with predictions by position: pass the same, unshuffled dataset to
 the Trainer (its evaluation sampler is sequential) and to :func:`make_compute_metrics`. The Trainer calls the same
 ``compute_metrics`` from ``Trainer.predict``; that only works for a dataset with the same rows.
+
+Empty generations never stop training: ``empty="zero"`` (the default) scores an empty prediction with the
+metric's score for an empty summary (0 where the library has none), ``"skip"`` leaves it out, ``"error"`` raises
+the library's named error; every result has ``num_empty`` (``eval_num_empty`` in the logs). See
+:mod:`persona_metrics.integrations.empty`.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.integrations.distributed import rank_and_size, run_on_main
+from persona_metrics.integrations.empty import DEFAULT_EMPTY, EmptyPolicy
 from persona_metrics.validation import as_list
 
 __all__ = ["DEFAULT_COLUMNS", "ComputeMetrics", "make_compute_metrics", "numbers_only"]
@@ -112,6 +118,7 @@ class ComputeMetrics:
         streaming: bool,
         reloadable: bool,
         compute_kwargs: Mapping[str, Any],
+        empty: EmptyPolicy,
     ) -> None:
         self.name = name
         self.streaming = streaming
@@ -125,6 +132,7 @@ class ComputeMetrics:
         self._compute_kwargs = dict(compute_kwargs)
         self._reloadable = reloadable  # metric given by name: a failed streaming evaluation loads it afresh
         self._module = module
+        self._empty = empty
         self._offset = 0
         self._stale = False
 
@@ -170,11 +178,8 @@ class ComputeMetrics:
                     f"got {len(predictions)} predictions but eval_dataset has {self._n_rows} rows; pass the same "
                     "dataset to make_compute_metrics and to the Trainer"
                 )
-        return run_on_main(
-            lambda: numbers_only(
-                self._module.compute(predictions=predictions, **references, **self._side, **self._compute_kwargs)
-            )
-        )
+        columns = {"predictions": predictions, **references, **self._side}
+        return run_on_main(lambda: numbers_only(self._empty.score(self._module.compute, columns, self._compute_kwargs)))
 
     # -- streaming ---------------------------------------------------------------------------------
 
@@ -199,6 +204,7 @@ class ComputeMetrics:
                     "still hold its batches; build a new one with make_compute_metrics and a freshly loaded module"
                 )
             self._module, self._offset, self._stale = _load(self.name), 0, False
+            self._empty.reset()
         return self._module
 
     def _add_batch(self, module: Any, eval_pred: Any) -> int:
@@ -214,10 +220,18 @@ class ComputeMetrics:
                 "rows; pass the same dataset to make_compute_metrics and to the Trainer"
             )
         if predictions:
-            columns = self._batch_columns(start, stop)
-            run_on_main(lambda: module.add_batch(predictions=predictions, **references, **columns))
+            columns = {"predictions": predictions, **references, **self._batch_columns(start, stop)}
+            run_on_main(lambda: self._add_selected(module, columns, start))
         self._offset = stop
         return stop
+
+    def _add_selected(self, module: Any, columns: dict[str, list[Any]], start: int) -> None:
+        """Add the rows of one batch that the ``empty=`` policy keeps (rank 0; ``start``: the batch's offset)."""
+        keep = self._empty.select(columns["predictions"], start)
+        if len(keep) == len(columns["predictions"]):
+            module.add_batch(**columns)
+        elif keep:
+            module.add_batch(**{k: [v[i] for i in keep] for k, v in columns.items()})
 
     def _finish(self, module: Any, stop: int) -> dict[str, int | float]:
         """Compute the result of the ``stop`` rows added so far and reset the offset."""
@@ -227,8 +241,19 @@ class ComputeMetrics:
                 "the same dataset to make_compute_metrics and to the Trainer"
             )
         self._offset = 0
-        options = self._option_columns(stop)
-        return run_on_main(lambda: numbers_only(module.compute(**options, **self._compute_kwargs)))
+        return run_on_main(lambda: numbers_only(self._compute_selected(module, stop)))
+
+    def _compute_selected(self, module: Any, stop: int) -> dict[str, Any]:
+        """The result of the ``stop`` rows of this evaluation under the ``empty=`` policy (rank 0)."""
+        dropped = self._empty.dropped
+        result = None
+        if len(dropped) < stop:  # some row was added
+            options = {
+                k: [v for i, v in enumerate(values) if i not in dropped]
+                for k, values in self._option_columns(stop).items()
+            }
+            result = module.compute(**options, **self._empty.compute_options(self._compute_kwargs))
+        return self._empty.result(result, stop, self._compute_kwargs)
 
     # -- shared ------------------------------------------------------------------------------------
 
@@ -278,6 +303,7 @@ def make_compute_metrics(
     eval_dataset: Any = None,
     columns: Mapping[str, str] | None = None,
     streaming: bool = False,
+    empty: str = DEFAULT_EMPTY,
     **compute_kwargs: Any,
 ) -> ComputeMetrics:
     """Build a ``compute_metrics`` callable for ``Seq2SeqTrainer`` (use ``predict_with_generate=True``).
@@ -301,15 +327,21 @@ def make_compute_metrics(
             with ``evaluate``'s own ``num_process`` mode). If an evaluation fails mid-way, the next call starts
             afresh with a newly loaded module (metric given by name) or raises ``RuntimeError`` (loaded module
             given, as it may still hold the failed evaluation's batches).
+        empty: what an empty generation (empty or whitespace-only; for ``persona_style`` and ``persona_quality``
+            also a text without a word) does: ``"zero"`` (default) scores it with the metric's score for an empty
+            summary, 0 where the library has none; ``"skip"`` leaves it out; ``"error"`` raises the library's
+            named error. Every result has ``num_empty``; the first evaluation with one warns once
+            (:mod:`persona_metrics.integrations.empty`, docs/evaluate_conventions.md §4.4).
         **compute_kwargs: options passed to ``metric.compute`` (``distance="jsd"``, ``bootstrap=1000`` ...).
 
     Returns:
         A :class:`ComputeMetrics`, called as ``fn(eval_pred)`` (or ``fn(eval_pred, compute_result)`` when
-        streaming), returning the numbers of the result (see :func:`numbers_only`); the Trainer adds the ``eval_``
-        prefix. Streaming calls with ``compute_result=False`` return ``{}``.
+        streaming), returning the numbers of the result (see :func:`numbers_only`) and ``num_empty``; the Trainer
+        adds the ``eval_`` prefix. Streaming calls with ``compute_result=False`` return ``{}``.
 
     Raises:
-        ValueError: an unknown metric name; a side input with no column; a column missing from
+        ValueError: an ``empty`` value not in :data:`~persona_metrics.integrations.empty.ALLOWED_EMPTY`; an
+            unknown metric name; a side input with no column; a column missing from
             ``eval_dataset``; a column key or ``compute_kwargs`` key the metric does not take, or given twice; an
             option value the metric rejects (``distance="rouge-l"``, ``beta=-1``: checked here, not at the first
             evaluation). At
@@ -320,6 +352,7 @@ def make_compute_metrics(
         RuntimeError: see ``streaming``.
     """
     name, module = _resolve_metric(metric)
+    policy = EmptyPolicy(name, empty)
     if getattr(tokenizer, "pad_token_id", None) is None:
         raise ValueError("tokenizer.pad_token_id is not set; it replaces -100 before decoding")
     inputs = input_names(module)
@@ -340,6 +373,7 @@ def make_compute_metrics(
         streaming=streaming,
         reloadable=isinstance(metric, str),
         compute_kwargs=compute_kwargs,
+        empty=policy,
     )
 
 
