@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from persona_metrics.commands.output import (
+    InputError,
     add_format_argument,
     add_micro_argument,
     command_parser,
@@ -24,7 +25,7 @@ from persona_metrics.commands.output import (
     render_rows,
     write_text,
 )
-from persona_metrics.summary_eval.judge import API_KEY_ENV
+from persona_metrics.summary_eval.judge import API_KEY_ENV, RESPONSE_FORMATS, JudgeError, OnVerdict, ResultsLog, Verdict
 from persona_metrics.summary_eval.scorer import NO_JUDGE_NOTE
 
 NAME = "cnndm"
@@ -56,14 +57,27 @@ Systems: lead3 (first three sentences), random3 (three seeded random sentences),
 against themselves: a sanity row) and prediction files given with --predictions: JSON lines
 {"id": "<article id>", "prediction": "<summary>"}, one per article; the file stem names the system.
 
+The judge asks for structured output and accepts only a well-formed {"score": 0-3, "rationale": ...} answer;
+anything else is invalid: left out of the accuracy and overall means and counted in num_invalid (a warning shows
+the first one). Valid answers are cached on disk by default (<cache>/judge, where <cache> is
+$PERSONA_METRICS_CACHE or ~/.cache/persona_metrics; --cache-dir elsewhere, --no-cache for none), so a rerun asks
+only for what is missing. --out PATH appends one JSON line per judged item, flushed as it finishes (system, item,
+id, status, accuracy, score, rationale, key and the raw answer); a rerun with the same --out reads the valid
+answers back, so a run that was killed or failed resumes where it stopped and ends with the numbers of an
+uninterrupted run, even with --no-cache. A judge failure prints one line and exits with status 2; finished items
+stay saved.
+
 examples:
   persona-metrics cnndm -n 16 --seed 0
   persona-metrics cnndm --data-files test.parquet -n 1000 --format csv
   persona-metrics cnndm --predictions my_model.jsonl --format json
-  persona-metrics cnndm -n 8 -f csv --base-url http://127.0.0.1:8080/v1 -m smollm2
+  persona-metrics cnndm -n 8 -f csv --base-url http://127.0.0.1:8080/v1 -m smollm2 --out judged.jsonl
+  persona-metrics cnndm -n 8 --base-url http://127.0.0.1:8080/v1 -m smollm2 --concurrency 1 --timeout 600
 
-Judge key: the environment variable named by --api-key-env (default OPENAI_API_KEY); a --base-url on this machine
-(127.0.0.1, ::1, localhost) needs none (local servers run without authentication).
+A local server that answers one request at a time wants --concurrency 1 (requests queued behind others count
+against --timeout). Judge key: the environment variable named by --api-key-env (default OPENAI_API_KEY); a
+--base-url on this machine (127.0.0.1, ::1, localhost) needs none (local servers run without authentication).
+Credentials in --base-url (user:password@, ?key=value) are sent to the server and shown nowhere.
 """
 
 
@@ -83,7 +97,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     judge.add_argument("-m", "--model", default=None, help="the judge's model name; without it, no accuracy")
     judge.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
     judge.add_argument("--api-key-env", default=API_KEY_ENV, help=f"variable holding the key (default {API_KEY_ENV})")
-    judge.add_argument("--cache-dir", type=Path, default=None, help="on-disk cache of judge answers (reruns free)")
+    judge.add_argument("--timeout", type=float, default=60.0, help="seconds per judge request (default 60)")
+    judge.add_argument(
+        "--concurrency", type=int, default=4, help="judge requests in flight (default 4; 1 for a one-slot server)"
+    )
+    judge.add_argument("--max-retries", type=int, default=2, help="retries of a failed judge request (default 2)")
+    judge.add_argument(
+        "--response-format",
+        choices=RESPONSE_FORMATS,
+        default="auto",
+        help="structured output asked for (default auto: json_schema, then json_object, then none)",
+    )
+    judge.add_argument(
+        "--cache-dir", type=Path, default=None, help="the judge answer cache (default <cache>/judge, see above)"
+    )
+    judge.add_argument("--no-cache", action="store_true", help="no judge answer cache")
+    judge.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="append per-item judge results to PATH as JSON lines as they finish; a rerun resumes from them",
+    )
 
 
 @dataclass(frozen=True)
@@ -123,15 +158,22 @@ def _is_local(base_url: str) -> bool:
         return False
 
 
-def make_judge(args: argparse.Namespace) -> Any:
+def make_judge(args: argparse.Namespace, known_answers: dict[str, dict[str, Any]] | None = None) -> Any:
     """The SummaryEval judge of ``-m/--model`` (None without one); the key from ``--api-key-env``.
 
+    Args:
+        args: the parsed command line (model, base URL, key variable, timeout, concurrency, retries, format, cache).
+        known_answers: answers read back from ``--out`` (by request key), used instead of calls.
+
     Raises:
-        ValueError: no key in the named variable for a server that is not on this machine (the option named).
+        ValueError: no key in the named variable for a server that is not on this machine (the option named),
+            or a bad judge option.
     """
-    from persona_metrics.summary_eval.judge import Judge
+    from persona_metrics.summary_eval.judge import Judge, default_cache_dir
 
     if args.model is None:
+        if args.out is not None:
+            raise ValueError("--out records the judge's per-item results: it needs a judge (-m/--model)")
         return None
     key = os.environ.get(args.api_key_env)
     if key is None and args.base_url is not None and _is_local(args.base_url):
@@ -141,16 +183,36 @@ def make_judge(args: argparse.Namespace) -> Any:
             f"no API key for the judge: set the environment variable {args.api_key_env} (option --api-key-env), "
             "or point --base-url at a server on this machine"
         )
-    return Judge(args.model, base_url=args.base_url, api_key=key, cache_dir=args.cache_dir)
+    return Judge(
+        args.model,
+        base_url=args.base_url,
+        api_key=key,
+        timeout=args.timeout,
+        max_retries=args.max_retries,
+        concurrency=args.concurrency,
+        response_format=args.response_format,
+        cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir()),
+        known_answers=known_answers,
+    )
+
+
+def _recorder(results: ResultsLog, system: str, ids: list[str]) -> OnVerdict:
+    """Append one ``--out`` line per judged item of ``system``."""
+
+    def record(item: int, verdict: Verdict) -> None:
+        results.append({"system": system, "item": item, "id": ids[item], **verdict.record()})
+
+    return record
 
 
 def score_systems(
-    bench: Benchmark, judge: Any = None, bootstrap: int = 0, seed: int = 0
+    bench: Benchmark, judge: Any = None, bootstrap: int = 0, seed: int = 0, results: ResultsLog | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """One row per system and one micro row per (system, article).
 
     A system's row: name, articles, persona_quality means (with their bootstrap intervals when ``bootstrap``)
-    and signature, SummaryEval means and signature.
+    and signature, SummaryEval means and signature. With ``results``, each judged item is appended to it as
+    soon as it is judged.
     """
     from persona_metrics.persona.quality import score_quality
     from persona_metrics.summary_eval import SummaryEvalScorer
@@ -159,7 +221,8 @@ def score_systems(
     rows, micro = [], []
     for name, preds in bench.systems.items():
         result = score_quality(preds, bench.references, [PERSONA] * len(preds), bootstrap=bootstrap, seed=seed)
-        se = summary_eval.score(preds, bench.articles)
+        on_verdict = _recorder(results, name, bench.ids) if results is not None and judge is not None else None
+        se = summary_eval.score(preds, bench.articles, on_verdict=on_verdict)
         row = {"system": name, "n": len(preds), **result.as_dict(), "signature": result.signature}
         row |= {**se.means(), "summary_eval_signature": se.signature}
         if judge is not None:
@@ -171,13 +234,32 @@ def score_systems(
     return rows, micro
 
 
+def _judged(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Any]:
+    """Rows, micro rows and the judge; ``--out`` read back for the judge, then appended to as items finish.
+
+    Raises:
+        InputError: a judge failure (one line, saying where the finished items are).
+    """
+    results = ResultsLog(args.out) if args.out is not None else None
+    judge = make_judge(args, results.answers() if results is not None else None)
+    try:
+        rows, micro = score_systems(load_systems(args), judge, args.bootstrap, args.seed, results)
+    except JudgeError as err:
+        kept = (["the judge cache"] if judge.cache is not None else []) + ([str(args.out)] if results else [])
+        saved = f"; finished items are saved in {' and '.join(kept)}: rerun the same command to go on" if kept else ""
+        raise InputError(f"{err}{saved}") from err
+    finally:
+        if results is not None:
+            results.close()
+    return rows, micro, judge
+
+
 def run(args: argparse.Namespace) -> int:
     """Load, score, print in the chosen format and (``--micro``) write the per-summary lines."""
     with input_errors():
         if args.bootstrap < 0 or args.bootstrap == 1:
             raise ValueError(f"--bootstrap must be 0 (off) or at least 2 resamples, got {args.bootstrap}")
-        judge = make_judge(args)
-        rows, micro = score_systems(load_systems(args), judge, args.bootstrap, args.seed)
+        rows, micro, judge = _judged(args)
         if args.micro is not None:
             write_text(args.micro, jsonl_text(micro))
     signatures = ("signature", "summary_eval_signature")
@@ -193,6 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``persona-metrics cnndm`` from Python.
 
     Raises:
-        InputError: a missing column, a bad data file or a prediction file without every article (named).
+        InputError: a missing column, a bad data file, a prediction file without every article (named), or a judge
+            failure (one line).
     """
     return run(command_parser(NAME, DESCRIPTION, add_arguments).parse_args(argv))
