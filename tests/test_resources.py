@@ -254,3 +254,84 @@ def test_a_build_killed_mid_way_leaves_nothing_that_outlives_the_next_build(
     target = resources.ensure_punkt()
     assert sorted(p.name for p in parent.iterdir()) == ["english"]
     assert resources._is_complete(target)
+
+
+_KILLED_WORDNET_BUILD = """
+import time
+from persona_metrics import resources
+def first_file_then_wait(files, **kwargs):  # one file of WordNet written, then stop until killed
+    yield files[0]
+    print("building", flush=True)
+    time.sleep(60)
+resources.progress_bar = first_file_then_wait
+resources.ensure_wordnet()
+"""
+
+
+def test_a_wordnet_build_killed_by_sigkill_is_removed_by_the_next_use(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The next use right after the kill (no aging): the leftover goes, though it is minutes younger than STALE_SECONDS.
+
+    Before, it was kept as possibly another process's running build, and once that next use had completed the
+    copy no build ever ran again to remove it: the partial ``.wordnet.tmp-*`` (22 MB when killed late) stayed.
+    """
+    import nltk
+
+    env = {**os.environ, resources.CACHE_ENV: str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_WORDNET_BUILD], env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "building"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    corpora = tmp_path / "nltk_data" / "corpora"
+    (leftover,) = [p for p in corpora.iterdir() if p.name.startswith(".wordnet.tmp-")]
+    assert [p.name for p in leftover.iterdir() if not p.name.startswith(".")]  # a partial copy
+    monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
+    monkeypatch.setenv(resources.CACHE_ENV, str(tmp_path))
+    target = resources.ensure_wordnet()
+    assert sorted(p.name for p in corpora.iterdir()) == ["wordnet"]
+    assert resources._is_complete(target)
+
+
+def test_an_old_leftover_beside_a_complete_copy_is_removed_by_the_next_process(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A complete copy used to short-circuit before any clean-up: leftovers beside it were never removed."""
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
+    monkeypatch.setenv(resources.CACHE_ENV, str(tmp_path))
+    target = resources.ensure_punkt()
+    old = target.parent / ".english.tmp-old"  # killed long ago (or by an older version, without a lock file)
+    (old / "sub").mkdir(parents=True)
+    (old / "sub" / "abbrev_types.txt").write_text("partial")
+    os.utime(old, (0, 0))
+    resources._COMPLETE.discard(target)  # the first use in a new process
+    assert resources.ensure_punkt() == target
+    assert sorted(p.name for p in target.parent.iterdir()) == ["english"]
+
+
+def test_a_leftover_goes_at_once_when_its_builder_is_gone_and_stays_while_it_runs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The builder's lock tells a dead build (removed now, however young) from a running one (kept)."""
+    import fcntl
+
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
+    monkeypatch.setenv(resources.CACHE_ENV, str(tmp_path))
+    target = resources.ensure_punkt()
+    dead = target.parent / ".english.tmp-dead"  # a builder that died a moment ago: its lock is free
+    dead.mkdir()
+    (dead / resources.BUILD_LOCK).touch()
+    running = target.parent / ".english.tmp-running"  # a build in progress: its lock is held
+    running.mkdir()
+    fd = os.open(running / resources.BUILD_LOCK, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        resources._COMPLETE.discard(target)  # the first use in a new process
+        assert resources.ensure_punkt() == target
+        assert sorted(p.name for p in target.parent.iterdir()) == [".english.tmp-running", "english"]
+    finally:
+        os.close(fd)

@@ -11,7 +11,9 @@ the first rename wins and the others keep the winner's copy. The marker is a man
 every file), checked once per process on first use (about 0.1 s for WordNet's 35 MB, milliseconds for the
 others); a damaged copy (a truncated, emptied, replaced or missing file) is rebuilt atomically with a logged
 warning, never trusted. Later calls in the same process return at once. Build directories left by a killed
-process (``.<name>.tmp-*`` older than :data:`STALE_SECONDS`) are removed by the next build.
+process (``.<name>.tmp-*``) are removed by the first use in the next process, whether or not it has to build:
+at once when their builder is gone (it held a lock in them that the kernel released when it died, even by
+``kill -9``), else once they are older than :data:`STALE_SECONDS`.
 
 METEOR needs only ``corpora/wordnet``: NLTK's synonym stage asks for English lemmas, which never touch the
 Open Multilingual Wordnet (``omw-1.4``), so no OMW data is provisioned.
@@ -33,6 +35,11 @@ from pathlib import Path
 
 from persona_metrics.progress import progress_bar
 
+try:
+    import fcntl
+except ImportError:  # no flock (Windows): leftovers are removed by age alone
+    fcntl = None  # type: ignore[assignment]
+
 logger = logging.getLogger(__name__)
 
 #: Environment variable that overrides the project cache directory.
@@ -41,6 +48,10 @@ CACHE_ENV = "PERSONA_METRICS_CACHE"
 COMPLETE_MARKER = ".persona_metrics-complete"
 #: Leftover build directories older than this (seconds) belong to a killed process and are removed.
 STALE_SECONDS = 600
+#: File inside a build directory that its builder holds an exclusive ``flock`` on until the build is done. The
+#: kernel releases the lock when the process dies, however it dies, so a leftover whose lock can be taken is
+#: removed at once. The file is deleted before the manifest is written: it is never part of a resource.
+BUILD_LOCK = ".persona_metrics-building"
 
 #: Targets this process already found complete (keyed by path, so a changed cache directory is re-checked).
 _COMPLETE: set[Path] = set()
@@ -110,11 +121,52 @@ def _is_complete(target: Path) -> bool:
     return bool(recorded) and recorded == _manifest(target)
 
 
+def _hold_build_lock(directory: Path) -> int | None:
+    """Create :data:`BUILD_LOCK` in ``directory`` already locked (locked under another name, then renamed).
+
+    Returns:
+        The open descriptor holding the lock (closed by the caller when the build is over); None without flock.
+    """
+    if fcntl is None:
+        return None
+    fresh = directory / f"{BUILD_LOCK}.new"
+    fd = os.open(fresh, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new file: nobody else has it
+    os.replace(fresh, directory / BUILD_LOCK)
+    return fd
+
+
+def _remove_if_builder_gone(leftover: Path) -> bool:
+    """Remove a build directory whose lock file can be locked (its builder is dead); whether it was removed."""
+    if fcntl is None:
+        return False
+    try:
+        fd = os.open(leftover / BUILD_LOCK, os.O_RDWR)
+    except OSError:  # no lock file: an older version's build, one in its last step, or already removed
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # held: the build is running
+        os.close(fd)
+        return False
+    try:
+        shutil.rmtree(leftover, ignore_errors=True)
+    finally:
+        os.close(fd)
+    return True
+
+
 def _remove_stale_builds(parent: Path, name: str) -> None:
-    """Remove ``.<name>.tmp-*`` / ``.<name>.stale-*`` directories a killed process left (older than STALE_SECONDS)."""
+    """Remove the ``.<name>.tmp-*`` / ``.<name>.stale-*`` directories killed processes left.
+
+    A build directory goes at once when its builder is gone (:data:`BUILD_LOCK`); any leftover goes once it is
+    older than :data:`STALE_SECONDS`. A running build (its lock held) younger than that is left alone.
+    """
     for leftover in [*parent.glob(f".{name}.tmp-*"), *parent.glob(f".{name}.stale-*")]:
         try:
-            if time.time() - leftover.stat().st_mtime > STALE_SECONDS:
+            if _remove_if_builder_gone(leftover):
+                logger.info("removed %s, left by a build whose process is gone", leftover)
+            elif time.time() - leftover.stat().st_mtime > STALE_SECONDS:
                 shutil.rmtree(leftover, ignore_errors=True)
         except OSError:  # removed by another process meanwhile
             continue
@@ -140,7 +192,10 @@ def _build_atomically(target: Path, build: Callable[[Path], None], what: str, du
     warning when it had a marker. A build logs ``building <what> in <target> (first use, <duration>)`` at INFO
     level before it starts.
     """
-    if target in _COMPLETE or _is_complete(target):
+    if target in _COMPLETE:
+        return target
+    _remove_stale_builds(target.parent, target.name)  # once per process, complete or not: a killed build's leftovers
+    if _is_complete(target):
         _COMPLETE.add(target)
         return target
     if (target / COMPLETE_MARKER).is_file():
@@ -148,10 +203,11 @@ def _build_atomically(target: Path, build: Callable[[Path], None], what: str, du
     else:
         logger.info("building %s in %s (first use, %s)", what, target, duration)
     target.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_builds(target.parent, target.name)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    lock = _hold_build_lock(tmp)
     try:
         build(tmp)
+        (tmp / BUILD_LOCK).unlink(missing_ok=True)  # not part of the resource (the descriptor keeps the lock)
         (tmp / COMPLETE_MARKER).write_text(json.dumps({"files": _manifest(tmp)}), encoding="utf-8")
         for attempt in range(2):
             try:
@@ -167,6 +223,8 @@ def _build_atomically(target: Path, build: Callable[[Path], None], what: str, du
                 _discard(target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        if lock is not None:
+            os.close(lock)
     _COMPLETE.add(target)
     return target
 
