@@ -20,12 +20,20 @@ import pandas as pd
 import pytest
 
 import persona_metrics
+from persona_metrics.datasets.cnndm import baseline_summaries
 from persona_metrics.integrations.distributed import PersevalMetric, PersonaStyleMetric, VertMetric
 from persona_metrics.integrations.hooks import make_compute_metrics
+from persona_metrics.persona.bertscore_baseline import unrelated_pairs
 from persona_metrics.persona.quality import BertScoreConfig, check_quality_options
 from persona_metrics.persona.style import check_persona_samples, score_style
 from persona_metrics.personalization import PersevalParams, score_personalization
-from persona_metrics.significance import check_bootstrap
+from persona_metrics.personalization.stability import stability
+from persona_metrics.significance import (
+    bootstrap_interval,
+    check_bootstrap,
+    check_seed,
+    paired_permutation_test,
+)
 from persona_metrics.summary_eval.formulas import check_weights as check_summary_weights
 from persona_metrics.summary_eval.judge import check_judge_options
 from persona_metrics.validation import (
@@ -194,10 +202,41 @@ def test_huge_numbers_in_the_library() -> None:
     assert check_number("n", 10**400, integer=True) == 10**400  # ints are compared exactly, never as floats
 
 
+#: Every function that takes a seed, called with a valid rest (issue 21 item 6: ``seed=10**400`` was accepted).
+SEED_TAKERS = {
+    "check_seed": lambda seed: check_seed(seed),
+    "check_bootstrap": lambda seed: check_bootstrap(100, seed),
+    "score_style": lambda seed: score_style([NEWS], ["journalist"], bootstrap=10, seed=seed),
+    "PersevalParams": lambda seed: PersevalParams(seed=seed),
+    "paired_permutation_test": lambda seed: paired_permutation_test([1.0, 2.0], [0.0, 1.0], seed=seed),
+    "bootstrap_interval": lambda seed: bootstrap_interval([1.0, 2.0], 10, seed),
+    "stability": lambda seed: stability(np.arange(12.0).reshape(2, 6), seed=seed),
+    "unrelated_pairs": lambda seed: unrelated_pairs([("a", NEWS), ("b", DOC)], seed),
+    "baseline_summaries": lambda seed: baseline_summaries([NEWS], [DOC], seed=seed),
+}
+
+
+@pytest.mark.parametrize("seed", [10**400, 2**64, -1], ids=["10**400", "2**64", "-1"])
+@pytest.mark.parametrize("taker", sorted(SEED_TAKERS))
+def test_every_seed_is_bounded_to_64_bits(taker: str, seed: int) -> None:
+    with pytest.raises(ValueError, match=r"seed must be an int from 0 to 2\*\*64 - 1 \(MAX_SEED\)"):
+        SEED_TAKERS[taker](seed)
+
+
+@pytest.mark.parametrize("taker", sorted(SEED_TAKERS))
+def test_the_largest_seed_is_accepted(taker: str) -> None:
+    from persona_metrics.significance import MAX_SEED
+
+    assert MAX_SEED == 2**64 - 1  # the most torch.manual_seed takes
+    SEED_TAKERS[taker](MAX_SEED)
+    SEED_TAKERS[taker](np.uint64(MAX_SEED))
+
+
 @pytest.mark.parametrize(
     ("options", "error", "message"),
     [
-        ({"seed": -1}, ValueError, "seed must be an int >= 0, got -1"),
+        ({"seed": -1}, ValueError, r"seed must be an int from 0 to 2\*\*64 - 1 \(MAX_SEED\), got -1"),
+        ({"seed": 10**400}, ValueError, r"seed must be an int from 0 to 2\*\*64 - 1 \(MAX_SEED\), got an int of 401"),
         ({"seed": 1.5}, TypeError, "seed must be an int"),
         ({"distance_options": {1: 2}}, TypeError, "distance_options keys must be strings, got int: 1"),
         ({"document_ids": [1, [2]]}, TypeError, r"document_ids\[1\] must be a hashable id"),

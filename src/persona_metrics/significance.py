@@ -39,6 +39,10 @@ DEFAULT_PERMUTATION_RESAMPLES = 10_000
 DEFAULT_BOOTSTRAP_RESAMPLES = 1_000
 #: Seed of the bootstrap intervals when none is given (any fixed value; recorded in the signatures).
 DEFAULT_BOOTSTRAP_SEED = 12345
+#: The largest seed accepted anywhere (seeds are ints from 0 to this): one 64-bit word, the most
+#: ``torch.manual_seed`` takes; numpy's ``default_rng`` would take any size (``10**400`` too), but a seed is
+#: recorded in signatures and passed on, and no consumer needs more than 64 bits.
+MAX_SEED = 2**64 - 1
 #: Relative tolerance of "at least as extreme as observed": rounding in a resample's sum is not a difference.
 TIE_TOLERANCE = 1e-12
 #: The percentiles of every 95 % interval (percentile interval).
@@ -110,24 +114,25 @@ def check_resamples(name: str, value: Any) -> int:
 
 
 def check_seed(seed: Any) -> int:
-    """``seed`` if it is an int >= 0 (numpy's generators take no negative seed).
+    """``seed`` if it is an int from 0 to :data:`MAX_SEED` (numpy's generators take no negative seed).
 
     Raises:
         TypeError: not an int (bools refused).
-        ValueError: negative.
+        ValueError: negative or above :data:`MAX_SEED` (``10**400`` is refused, never truncated).
     """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise TypeError(f"seed must be an int, got {describe(seed)}")
-    if seed < 0:
-        raise ValueError(f"seed must be an int >= 0, got {describe(seed)}")
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be an int from 0 to 2**64 - 1 (MAX_SEED), got {describe(seed)}")
     return int(seed)
 
 
 def check_bootstrap(bootstrap: Any, seed: Any) -> tuple[int, int]:
-    """The ``bootstrap=N, seed=S`` options of the results: 0 (off) or 2 to MAX_BOOTSTRAP resamples, a seed >= 0.
+    """The ``bootstrap=N, seed=S`` options of the results: 0 (off) or 2 to MAX_BOOTSTRAP resamples, a seed.
 
     Raises:
-        ValueError: ``bootstrap`` not an int, negative, 1 or above :data:`MAX_BOOTSTRAP` (named); ``seed`` negative.
+        ValueError: ``bootstrap`` not an int, negative, 1 or above :data:`MAX_BOOTSTRAP` (named); ``seed``
+            negative or above :data:`MAX_SEED`.
         TypeError: ``seed`` not an int.
     """
     bad = isinstance(bootstrap, bool) or not isinstance(bootstrap, int | np.integer)

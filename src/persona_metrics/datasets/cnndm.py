@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from persona_metrics.progress import quiet_foreign_progress
+from persona_metrics.significance import check_seed
 
 if TYPE_CHECKING:
     from datasets import Dataset
@@ -92,8 +93,12 @@ def baseline_summaries(articles: Sequence[str], highlights: Sequence[str], seed:
 
     ``lead3``, ``random3`` (one ``random.Random(seed)`` drawn over the articles in order) and ``reference`` (the
     highlights themselves: a sanity row that scores 1 on content).
+
+    Raises:
+        TypeError / ValueError: ``seed`` not an int from 0 to 2**64 - 1
+            (:func:`~persona_metrics.significance.check_seed`).
     """
-    rng = random.Random(seed)
+    rng = random.Random(check_seed(seed))
     return {
         "lead3": [lead3(a) for a in articles],
         "random3": [random3(a, rng) for a in articles],

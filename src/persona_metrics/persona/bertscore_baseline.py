@@ -25,6 +25,7 @@ from importlib import resources as importlib_resources
 from pathlib import Path
 
 from persona_metrics.progress import progress_bar
+from persona_metrics.significance import check_seed
 
 #: Sentences shorter than this many words are left out (too short to be "a sentence").
 MIN_WORDS = 5
@@ -92,8 +93,14 @@ def unrelated_pairs(
 
     Returns:
         The pairs and the number of distinct sentences they were drawn from.
+
+    Raises:
+        TypeError / ValueError: ``seed`` not an int from 0 to 2**64 - 1
+            (:func:`~persona_metrics.significance.check_seed`).
     """
     from persona_metrics.resources import sent_tokenize
+
+    seed = check_seed(seed)
 
     sentences: dict[str, str] = {}
     for source, text in texts:

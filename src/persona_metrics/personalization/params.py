@@ -11,7 +11,7 @@ distance is computed. Ranges (``docs/perseval.md`` §6 and the hyper-parameter t
   finite, so every value in range gives finite scores;
 * ``p_acc_alpha`` in (0, 1] and ``p_acc_beta`` in [0, 1] (eq. 3);
 * ``bootstrap``: 0 (off) or 2 to :data:`~persona_metrics.significance.MAX_BOOTSTRAP` document resamples;
-  ``seed``: an int >= 0.
+  ``seed``: an int from 0 to 2**64 - 1 (``MAX_SEED``).
 
 Numbers may be Python or numpy ints and floats; bools, strings, NaN, infinities and huge ints (``10**400``) are
 refused with the parameter named (``persona_metrics.validation.check_number``).

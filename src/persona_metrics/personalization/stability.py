@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import kendalltau, rankdata, spearmanr
 
+from persona_metrics.significance import check_seed
+
 #: The paper's subsample sizes and number of repeats (§7.2).
 FRACTIONS: tuple[float, ...] = (0.8, 0.6, 0.4, 0.2)
 REPEATS = 10
@@ -72,8 +74,10 @@ def stability(
     """Rank stability of a measure from its ``(models, documents)`` per-document scores.
 
     Raises:
-        ValueError: fewer than 2 models or documents, or a fraction outside (0, 1].
+        ValueError: fewer than 2 models or documents, a fraction outside (0, 1], or a seed outside 0 to
+            2**64 - 1 (TypeError: not an int).
     """
+    seed = check_seed(seed)
     scores = np.asarray(per_document, dtype=np.float64)
     if scores.ndim != 2 or scores.shape[0] < 2 or scores.shape[1] < 2:
         raise ValueError(f"per_document must be (models >= 2, documents >= 2), got shape {scores.shape}")
