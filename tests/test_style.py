@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import doctest
 import json
+import os
+import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +14,8 @@ import pytest
 from scipy.spatial.distance import jensenshannon
 
 import persona_metrics
+from persona_metrics import PersonaMetricsWarning
+from persona_metrics.persona import style
 from persona_metrics.persona.style import (
     BUILTIN_PERSONAS,
     METHODOLOGY_RANGES,
@@ -171,15 +176,19 @@ def test_unknown_method_is_refused() -> None:
     ],
     ids=["nan-centroid", "short-centroid", "missing-persona", "negative-spread", "other-features", "no-spread"],
 )
-def test_damaged_centroid_cache_is_rebuilt(tmp_path: Path, caplog: pytest.LogCaptureFixture, damage) -> None:
+@pytest.mark.parametrize("redigest", [False, True], ids=["as-edited", "digest-recomputed"])
+def test_damaged_centroid_cache_is_rebuilt(tmp_path: Path, damage, redigest: bool) -> None:
+    """Caught by the digest; and with the digest recomputed over the damage, by the structural checks."""
     path = tmp_path / "c.json"
     samples = {"a": [NOTE, NEWS], "b": [BLOG]}
     fresh = build_centroids(samples, path)
     stored = json.loads(path.read_text())
     damage(stored)
+    if redigest:
+        stored["digest"] = style._cache_digest(stored)
     path.write_text(json.dumps(stored))
-    rebuilt = build_centroids(samples, path)
-    assert "unusable" in caplog.text
+    with pytest.warns(PersonaMetricsWarning, match="unusable" if redigest else "does not match its digest"):
+        rebuilt = build_centroids(samples, path)
     assert rebuilt.centroids["a"].tolist() == fresh.centroids["a"].tolist()
     assert json.loads(path.read_text())["centroids"]["a"] == fresh.centroids["a"].tolist()
 
@@ -187,7 +196,9 @@ def test_damaged_centroid_cache_is_rebuilt(tmp_path: Path, caplog: pytest.LogCap
 def test_garbage_cache_is_rebuilt_and_a_directory_is_an_error(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
     path.write_bytes(b"\xff\x00 not json")
-    assert build_centroids({"a": [NOTE], "b": [BLOG]}, path).centroids["a"] == pytest.approx(feature_vector(NOTE))
+    with pytest.warns(PersonaMetricsWarning, match=f"persona centroid cache {re.escape(str(path))} is unusable"):
+        model = build_centroids({"a": [NOTE], "b": [BLOG]}, path)
+    assert model.centroids["a"] == pytest.approx(feature_vector(NOTE))
     with pytest.raises(IsADirectoryError, match="centroid_cache"):
         build_centroids({"a": [NOTE], "b": [BLOG]}, tmp_path)
 
@@ -286,13 +297,72 @@ def test_centroid_cache_is_reused_and_rebuilt_when_samples_change(tmp_path: Path
     build_centroids(samples, path)
     stored = json.loads(path.read_text())
     assert stored["key"] == samples_hash(samples)
-    stored["centroids"]["a"] = [0.5] * 10  # a cached value is used as-is while the key matches
+    assert build_centroids(samples, path).centroids["a"].tolist() == stored["centroids"]["a"]  # read back
+    stored["centroids"]["a"] = [0.5] * 10  # an edited value is never used, though the key matches
     path.write_text(json.dumps(stored))
-    assert build_centroids(samples, path).centroids["a"].tolist() == [0.5] * 10
+    with pytest.warns(PersonaMetricsWarning, match="does not match its digest"):
+        assert build_centroids(samples, path).centroids["a"] == pytest.approx(feature_vector(NOTE))
     changed = {"a": [NOTE, NEWS], "b": [BLOG]}
-    rebuilt = build_centroids(changed, path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # other samples: replaced without a warning
+        rebuilt = build_centroids(changed, path)
     assert json.loads(path.read_text())["key"] == samples_hash(changed)
     assert rebuilt.centroids["a"] == pytest.approx((feature_vector(NOTE) + feature_vector(NEWS)) / 2)
+
+
+def test_swapped_centroids_in_the_cache_change_no_score(tmp_path: Path) -> None:
+    """Issue 21 item 6: two personas' centroids swapped by a well-formed edit were used silently (0.778 → 0.610)."""
+    path = tmp_path / "persona_centroids.json"
+    texts, personas = [NOTE, BLOG, NEWS], ["formal_analyst", "enthusiast", "journalist"]
+    clean = score_style(texts, personas, centroid_cache=path)
+    stored = json.loads(path.read_text())
+    centroids = stored["centroids"]
+    centroids["journalist"], centroids["enthusiast"] = centroids["enthusiast"], centroids["journalist"]
+    path.write_text(json.dumps(stored, indent=1))  # still valid JSON, same personas, same key
+    with pytest.warns(PersonaMetricsWarning, match=f"persona centroid cache {re.escape(str(path))} does not match"):
+        again = score_style(texts, personas, centroid_cache=path)
+    assert again.scores.tolist() == clean.scores.tolist()
+    assert json.loads(path.read_text())["centroids"]["journalist"] == clean_centroid("journalist")  # rewritten
+
+
+def clean_centroid(persona: str) -> list[float]:
+    """The centroid of a shipped persona as built from its samples (no cache involved)."""
+    return (
+        fit_style_model({name: [feature_vector(t) for t in texts] for name, texts in load_persona_samples().items()})
+        .centroids[persona]
+        .tolist()
+    )
+
+
+def test_caches_of_other_versions_are_replaced_quietly(tmp_path: Path) -> None:
+    """Other package versions or a file without provenance (an older release): rebuilt, no warning."""
+    path = tmp_path / "c.json"
+    samples = {"a": [NOTE], "b": [BLOG]}
+    build_centroids(samples, path)
+    for edit in (
+        lambda d: d["built_with"].__setitem__("textstat", "0.0.1"),
+        lambda d: [d.pop("built_with"), d.pop("digest")],
+    ):
+        stored = json.loads(path.read_text())
+        edit(stored)
+        stored["centroids"]["a"] = [0.5] * 10
+        if "digest" in stored:
+            stored["digest"] = style._cache_digest(stored)
+        path.write_text(json.dumps(stored))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert build_centroids(samples, path).centroids["a"] == pytest.approx(feature_vector(NOTE))
+        assert json.loads(path.read_text())["built_with"] == style._built_with()
+
+
+def test_a_killed_write_leaves_no_lasting_temporary_file(tmp_path: Path) -> None:
+    leftover = tmp_path / ".centroids-killed"
+    leftover.write_text("{")
+    os.utime(leftover, (0, 0))
+    fresh = tmp_path / ".centroids-writing"  # another process writing right now
+    fresh.write_text("{")
+    build_centroids({"a": [NOTE]}, tmp_path / "c.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".centroids-writing", "c.json"]
 
 
 def test_user_persona_dir_and_kwarg(tmp_path: Path) -> None:

