@@ -418,9 +418,38 @@ def test_auto_format_moves_to_the_grammar_then_to_the_prompt_only() -> None:
     assert "response_format" not in rejecting.requests[2]
 
 
+def test_on_verdict_reports_every_position_and_a_failure_stops_the_rest() -> None:
+    import time
+
+    server = Server((200, completion('{"score": 2, "rationale": "r"}')))
+    summaries = [SUMMARY, "B.", SUMMARY, "C.", "D."]
+    seen: list[tuple[int, int | None]] = []
+    verdicts = server.judge(concurrency=3).judge_many(
+        summaries, [SOURCE] * 5, on_verdict=lambda i, v: seen.append((i, v.score))
+    )
+    assert sorted(seen) == [(i, 2) for i in range(5)]  # the repeated pair reported at both positions
+    assert len(server.requests) == 4  # judged once
+    assert [v.score for v in verdicts] == [2] * 5
+
+    class Slow(Server):
+        def __call__(self, request):
+            time.sleep(0.2)
+            return super().__call__(request)
+
+    failing = Slow((401, {"error": {"message": "bad key"}}))
+    reported: list[int] = []
+    with pytest.raises(JudgeError, match="rejected the API key"):
+        failing.judge(concurrency=2).judge_many(
+            [f"S{i}." for i in range(8)], [SOURCE] * 8, on_verdict=lambda i, v: reported.append(i)
+        )
+    assert not reported
+    assert len(failing.requests) <= 4  # the calls not yet started were cancelled
+
+
 def test_results_log_resumes_without_a_cache(tmp_path: Path) -> None:
     """Answers read back from a results file are used instead of calls; invalid ones are asked again."""
     from persona_metrics.summary_eval.judge import ResultsLog
+
     log = ResultsLog(tmp_path / "out" / "results.jsonl")
     server = Server((200, completion('{"score": 2, "rationale": "r"}')), (200, completion("prose")))
     with pytest.warns(persona_metrics.PersonaMetricsWarning, match="1 of 2 judge answers"):

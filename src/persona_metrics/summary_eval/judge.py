@@ -934,20 +934,28 @@ class Judge:
         return verdicts
 
     def _judge_parallel(self, unique: list[tuple[str, str]], done: Callable[[tuple[str, str], Verdict], None]) -> None:
+        """Judge ``unique`` on a thread pool, reporting each pair as it finishes.
+
+        The first failure cancels the calls not yet started; so does an interruption (Ctrl-C) or an error of
+        ``done``, which is re-raised after the calls in flight end.
+        """
         failure: BaseException | None = None
         with ThreadPoolExecutor(max_workers=self.options.concurrency) as pool:
             futures: dict[Future[Verdict], tuple[str, str]] = {pool.submit(self.judge, *p): p for p in unique}
-            finished = as_completed(futures)
-            for future in progress_bar(finished, desc="summary_eval: judging", total=len(unique), unit="pair"):
-                if future.cancelled():
-                    continue
-                error = future.exception()
-                if error is None:
-                    done(futures[future], future.result())
-                elif failure is None:
-                    failure = error
-                    for other in futures:
-                        other.cancel()
+            try:
+                finished = as_completed(futures)
+                for future in progress_bar(finished, desc="summary_eval: judging", total=len(unique), unit="pair"):
+                    if future.cancelled():
+                        continue
+                    error = future.exception()
+                    if error is None:
+                        done(futures[future], future.result())
+                    elif failure is None:
+                        failure = error
+                        _cancel(futures)
+            except BaseException:
+                _cancel(futures)
+                raise
         if failure is not None:
             raise failure
 
@@ -969,6 +977,11 @@ class Judge:
             scoring=o.scoring if o.scoring == "argmax" else f"weighted-top{o.top_logprobs}",
             fp=",".join(sorted(self.fingerprints)) or "none",
         )
+
+
+def _cancel(futures: Mapping[Future[Verdict], Any]) -> None:
+    for future in futures:
+        future.cancel()
 
 
 def _text_or_none(value: object) -> str | None:
