@@ -79,3 +79,9 @@ def test_cli_prediction_file_missing_id(cli, tmp_path: Path) -> None:
     preds.write_text(json.dumps({"id": "nope", "prediction": "x"}) + "\n")
     with pytest.raises(SystemExit, match="no prediction for"):
         cli.main(["-n", "2", "--predictions", str(preds)])
+
+
+def test_cli_seed_out_of_range_is_refused_before_sampling(cli) -> None:
+    """``--seed 10**400`` was handed to the dataset shuffle (which takes any integer) before anything checked it."""
+    with pytest.raises(SystemExit, match=r"seed must be an int from 0 to 2\*\*64 - 1"):
+        cli.main(["-n", "2", "--seed", str(10**400)])

@@ -213,6 +213,7 @@ SEED_TAKERS = {
     "stability": lambda seed: stability(np.arange(12.0).reshape(2, 6), seed=seed),
     "unrelated_pairs": lambda seed: unrelated_pairs([("a", NEWS), ("b", DOC)], seed),
     "baseline_summaries": lambda seed: baseline_summaries([NEWS], [DOC], seed=seed),
+    "check_judge_options": lambda seed: check_judge_options("gpt-4o", seed=seed),
 }
 
 

@@ -134,7 +134,9 @@ class Benchmark:
 def load_systems(args: argparse.Namespace) -> Benchmark:
     """The articles, the references (highlights), their ids and every system's summaries, aligned."""
     from persona_metrics.datasets.cnndm import baseline_summaries, load_cnndm, read_predictions
+    from persona_metrics.significance import check_seed
 
+    check_seed(args.seed)  # before the shuffle, which would take any integer
     ds = load_cnndm(None if args.hub else (args.data_files or [SAMPLE]), hub=args.hub)
     if args.sample_size is not None and args.sample_size < ds.num_rows:
         ds = ds.shuffle(seed=args.seed).select(range(args.sample_size))

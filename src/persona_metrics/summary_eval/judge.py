@@ -40,6 +40,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from persona_metrics.progress import progress_bar
 from persona_metrics.resources import cache_dir
+from persona_metrics.significance import check_seed
 from persona_metrics.signature import Signature
 from persona_metrics.validation import check_choice, check_number, check_path, describe, warn
 
@@ -549,7 +550,7 @@ def check_judge_options(
     if api_key is not None and not isinstance(api_key, str):
         raise TypeError(f"api_key must be a string, got {type(api_key).__name__}")
     if seed is not None:
-        _check_number("seed", seed, 0, integer=True)
+        check_seed(seed)
     if prompt is not None and not isinstance(prompt, JudgePrompt):
         raise TypeError(f"prompt must be a JudgePrompt, got {type(prompt).__name__}")
     if cache_dir is not None:
