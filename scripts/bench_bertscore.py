@@ -7,8 +7,8 @@
    its reference) from this library and from ``bert_score.score(..., batch_size=1)`` on the same model and layer
    (with batch_size=1 bert_score pads nothing: it embeds each sentence alone and matches each pair alone; its
    batched calls let padded positions count as cosine 0, which moves unrelated pairs, §3.7). Printed: max
-   |σ − bert_score|, which must be <= 1e-6 (the script exits 1 otherwise). With ``--dtype bfloat16`` the
-   library's float32 σ is printed beside it as well, and the bf16 error;
+   |σ − bert_score|, which must be <= 1e-6 (the script exits 1 otherwise). With ``--dtype bfloat16`` (or ``float64``)
+   the library's float32 σ is printed beside it as well, and that dtype's difference from it;
 2. **timing**: a fresh distance embeds ``--titles`` titles and ``--time-docs`` documents (seconds per 1,000
    titles, per document), pairs are scored from cached embeddings (per pair), and the first model at full scale
    is extrapolated from these: every document, the reference and prediction titles, the pairs of both passes;
@@ -91,7 +91,7 @@ def side_by_side(pairs: list[tuple[str, str]], args: argparse.Namespace) -> tupl
     diff, err = float(np.abs(fp32 - exact).max()), np.abs(ours - fp32)
     lines += [
         f"  float32: max |sigma - bert_score| = {diff:.2e}  ({'ok' if diff <= EXACT else 'FAILED'}: <= {EXACT:g})",
-        f"  {dist.dtype}: max |sigma_bf16 - sigma_fp32| = {err.max():.2e} (mean {err.mean():.2e})",
+        f"  {dist.dtype}: max |sigma_{dist.dtype} - sigma_fp32| = {err.max():.2e} (mean {err.mean():.2e})",
     ]
     return lines, t_pairs / len(pairs), diff <= EXACT
 
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full", action="store_true", help="run the first model at full scale (minutes)")
     parser.add_argument("--batch-size", type=int, help="tokens per forward pass (default 512 on CPU)")
     parser.add_argument("--num-threads", type=int, help="torch threads (default: torch's)")
-    parser.add_argument("--dtype", choices=["float32", "bfloat16"])
+    parser.add_argument("--dtype", choices=["float32", "bfloat16", "float64"])
     parser.add_argument("--cache-mb", type=int, help="embedding cache bound in MiB (default: the library's, 4096)")
     parser.add_argument("--device")
     args = parser.parse_args(argv)

