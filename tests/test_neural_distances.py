@@ -58,25 +58,9 @@ def tiny_mlm(tmp_path_factory) -> str:
 @pytest.fixture(scope="module")
 def bert_tiny_shaped_mlm(tmp_path_factory) -> str:
     """A random masked LM of the authors' InfoLM shape (2 layers, H = 128, 2 heads; small vocabulary): the 16-wide
-    test model is too small for batch neighbours to change any bit, this one is not."""
-    import torch
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-
-    path = tmp_path_factory.mktemp("bert-tiny-shaped")
-    (path / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *TINY_WORDS]) + "\n")
-    BertTokenizer(str(path / "vocab.txt")).save_pretrained(path)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=5 + len(TINY_WORDS),
-        hidden_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=512,
-        max_position_embeddings=64,
-        initializer_range=0.2,
-    )
-    BertForMaskedLM(config).save_pretrained(path)
-    return str(path)
+    test model is too small for batch neighbours to change any bit, this one is not (the model
+    scripts/cross_kernel.py measures InfoLM with)."""
+    return _bench("cross_kernel").bert_tiny_shaped_mlm(tmp_path_factory.mktemp("bert-tiny-shaped"), TINY_WORDS)
 
 
 # --- the values, on any x86 CPU ---------------------------------------------------------------------------
@@ -114,10 +98,11 @@ def _accuracy_pairs(model: str) -> list[tuple[str, str]]:
 
 
 @functools.cache
-def _bench():
+def _bench(name: str = "bench_perseval"):
+    """A script of scripts/ loaded once: the bench's naive PerSEval reference, or cross_kernel's test model."""
     from conftest import load_script
 
-    return load_script("bench_perseval")
+    return load_script(name)
 
 
 def _naive(model: str, table: dict[tuple[str, str], float]) -> np.ndarray:
