@@ -316,15 +316,16 @@ def test_metric_class_empty_policies_in_one_process() -> None:
 
 
 def test_metric_class_every_prediction_empty() -> None:
-    """Nothing reaches the library: zero gives every score 0 with the keys of a real result (no signature), skip
-    only num_empty."""
+    """zero: the library (given empty="zero") scores every item 0, with the keys of a real result, the signature
+    asked for included; skip: only num_empty."""
     options = {"bootstrap": 20, "return_nearest": True, "return_features": True, "return_signature": True}
     real = persona_metrics.load("persona_style").compute(predictions=["Up 5%."], personas=["journalist"], **options)
     zero = PersonaStyleMetric(**options)
     zero.update(predictions=["", "  "], personas=["journalist", "enthusiast"])
     with pytest.warns(PersonaMetricsWarning, match="2 of 2 predictions are empty"):
         result = zero.compute()
-    assert list(result) == [*(k for k in real if k != "signature"), "num_empty"]
+    assert list(result) == [*real, "num_empty"]
+    assert result["signature"] == real["signature"]  # the signature does not depend on the items
     assert result["style_similarity"] == result["style_similarity_ci_low"] == result["style_similarity_ci_high"] == 0
     assert result["scores"] == [0.0, 0.0]
     assert result["features"] == result["nearest_persona"] == result["bands"] == [None, None]

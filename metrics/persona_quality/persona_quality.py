@@ -26,6 +26,7 @@ _CHECKED = (
     "style_method",
     "bootstrap",
     "seed",
+    "empty",
 )
 
 _CITATION = """\
@@ -44,7 +45,7 @@ references: the one with the highest content quality is kept, for every content 
 
 _KWARGS_DESCRIPTION = """
 Args:
-    predictions (`list` of `str`): generated summaries (each must contain at least one word).
+    predictions (`list` of `str`): generated summaries (each must contain at least one word, unless empty="zero").
     references (`list` of `str` or `list` of `list` of `str`): one reference summary per prediction, or a list
         of references per prediction (mixed allowed). With several, the item keeps the reference with the
         highest content_quality (the weighted content score, not each component's own best; ties: the first),
@@ -63,6 +64,8 @@ Args:
     bootstrap (`int`): item resamples for a 95 % percentile interval of every mean (0 = off, the default;
         else 2 to 1,000,000). All components use the same resamples; the signature records `bootstrap:N,seed:S`.
     seed (`int`): bootstrap seed (default 12345; >= 0).
+    empty (`str`): what a prediction without a word does: "error" (default) raises the named error; "zero"
+        scores every component of it 0 (band None), every mean over all items with those zeros.
     return_per_item (`bool`): add per-item lists of every component and the interpretation band.
     return_signature (`bool`): add the config signature string.
 Returns:
@@ -96,7 +99,7 @@ class PersonaQuality(ValidatedReferenceLists, evaluate.Metric):
     """Persona quality as an evaluate metric (a thin shell over ``persona_metrics.persona.quality``)."""
 
     _text_fields = ("predictions", "references", "personas")
-    _empty_ok = ()
+    _empty_ok = ("predictions",)  # accepted when added; the library refuses them unless empty="zero"
 
     def _check_values(self, options):
         BertScoreConfig(*(options.get(k, default) for k, default in _BERTSCORE))
@@ -132,6 +135,7 @@ class PersonaQuality(ValidatedReferenceLists, evaluate.Metric):
         style_method="jsd",
         bootstrap=0,
         seed=DEFAULT_BOOTSTRAP_SEED,
+        empty="error",
         return_per_item=False,
         return_signature=False,
     ):
@@ -148,6 +152,7 @@ class PersonaQuality(ValidatedReferenceLists, evaluate.Metric):
             style_method=style_method,
             bootstrap=bootstrap,
             seed=seed,
+            empty=empty,
         )
         out = result.as_dict(per_item=return_per_item, signature=return_signature)
         out["bertscore_rescaled"] = int(bool(rescale))

@@ -10,7 +10,7 @@ from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED
 warn_if_stale("persona_style", __file__)
 
 #: Options checked by the library before scoring (``check_option_values``).
-_CHECKED = ("method", "persona_samples", "persona_dir", "bootstrap", "seed")
+_CHECKED = ("method", "persona_samples", "persona_dir", "bootstrap", "seed", "empty")
 
 _CITATION = """\
 persona-metrics: persona-aware summary quality assessment (style fidelity); the formulas, samples and
@@ -28,7 +28,7 @@ personas: formal_analyst, journalist, enthusiast; add your own with `persona_sam
 
 _KWARGS_DESCRIPTION = """
 Args:
-    predictions (`list` of `str`): summaries to score; each must contain at least one word.
+    predictions (`list` of `str`): summaries to score; each must contain at least one word, unless empty="zero".
     personas (`list` of `str`): the target persona of each summary.
     method (`str`): "jsd" (default, the methodology: 1 - Jensen-Shannon divergence) or "zscore" (the
         project's extension: per-feature agreement exp(-z^2/2), z in standard deviations of the pooled persona
@@ -38,6 +38,8 @@ Args:
     bootstrap (`int`): item resamples for a 95 % percentile interval of the mean similarity (0 = off, the
         default; else 2 to 1,000,000); the signature records `bootstrap:N,seed:S`.
     seed (`int`): bootstrap seed (default 12345; >= 0).
+    empty (`str`): what a prediction without a word does: "error" (default) raises the named error; "zero"
+        scores it 0 (nearest_persona, bands and features None), the mean over all items with those zeros.
     return_features (`bool`): add `features`: per item `{feature: [summary value, centroid value]}`.
     return_nearest (`bool`): add `nearest_persona` (per item) and `bands` (per item interpretation).
     return_signature (`bool`): add the config signature string (feature set, method, samples, version).
@@ -64,7 +66,7 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
     """Persona style fidelity as an evaluate metric (a thin shell over ``persona_metrics.persona.style``)."""
 
     _text_fields = ("predictions", "personas")
-    _empty_ok = ()
+    _empty_ok = ("predictions",)  # accepted when added; the library refuses them unless empty="zero"
 
     def _check_values(self, options):
         check_style_options(**{k: v for k, v in options.items() if k in _CHECKED})
@@ -87,6 +89,7 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
         persona_dir=None,
         bootstrap=0,
         seed=DEFAULT_BOOTSTRAP_SEED,
+        empty="error",
         return_features=False,
         return_nearest=False,
         return_signature=False,
@@ -100,5 +103,6 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
             return_features=return_features,
             bootstrap=bootstrap,
             seed=seed,
+            empty=empty,
         )
         return result.as_dict(features=return_features, nearest=return_nearest, signature=return_signature)

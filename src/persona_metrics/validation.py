@@ -3,10 +3,10 @@
 The one validation layer: texts (:func:`check_texts`, :func:`check_text_fields`, :func:`check_reference_lists`,
 :func:`check_text`), per-item containers (:func:`as_list`: lists, tuples, numpy arrays, ``datasets`` Columns,
 pandas Series become one plain list, once), numbers in documented ranges (:func:`check_number`), flags
-(:func:`check_bool`), choices (:func:`check_choice`), option mappings (:func:`check_mapping`), paths
-(:func:`check_path`) and per-item ids (:func:`check_ids`). Every check raises ``TypeError`` (wrong type) or
-``ValueError`` (a bad value) whose message names the field, and the index where there is one
-(``predictions[3]``, ``references[2][1]``, ``persona_samples['x'][0]``). The families' option checks
+(:func:`check_bool`), choices (:func:`check_choice`; the ``empty=`` policy: :func:`check_empty`), option mappings
+(:func:`check_mapping`), paths (:func:`check_path`) and per-item ids (:func:`check_ids`). Every check raises
+``TypeError`` (wrong type) or ``ValueError`` (a bad value) whose message names the field, and the index where there
+is one (``predictions[3]``, ``references[2][1]``, ``persona_samples['x'][0]``). The families' option checks
 (``PersevalParams``, ``check_style_options``, ``check_quality_options``, ``check_vert_options``,
 ``check_judge_options``) are built from these, and the evaluate modules' ``_check_values`` call those.
 
@@ -372,6 +372,25 @@ def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {list(allowed)}, got {describe(value)}")
     return value
+
+
+#: The values of ``empty=``, what an empty prediction does. The training hooks and the distributed metric classes
+#: take all three (``"zero"`` by default; :mod:`persona_metrics.integrations.empty`); ``"skip"`` leaves rows out,
+#: which is the caller's selection, so a library function that scores the items it is given takes
+#: :data:`SCORED_EMPTY`.
+ALLOWED_EMPTY: tuple[str, ...] = ("zero", "skip", "error")
+#: The ``empty=`` values of the library's style scorers (``score_style``, ``score_quality``): ``"zero"`` scores a
+#: prediction without a word 0, ``"error"`` (their default) keeps their named error.
+SCORED_EMPTY: tuple[str, ...] = tuple(value for value in ALLOWED_EMPTY if value != "skip")
+
+
+def check_empty(value: object, allowed: Sequence[str] = ALLOWED_EMPTY) -> str:
+    """``value`` if it is one of the ``allowed`` values of ``empty=`` (:data:`ALLOWED_EMPTY` or :data:`SCORED_EMPTY`).
+
+    Raises:
+        ValueError: anything else, naming ``empty`` and the allowed values.
+    """
+    return check_choice("empty", value, allowed)
 
 
 def check_mapping(name: str, value: object) -> dict[str, Any]:

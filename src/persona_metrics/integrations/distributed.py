@@ -116,9 +116,10 @@ class DistributedMetric:
 
     Empty predictions (empty or whitespace-only; for ``persona_style`` and ``persona_quality`` also a text without
     a word) are accepted by :meth:`update` and handled by :meth:`compute` on rank 0 under ``empty``, so every rank
-    gets the same result or the same error: ``"zero"`` (default) scores each with the metric's score for an empty
-    summary (0 where the library has none), ``"skip"`` leaves them out, ``"error"`` raises the library's named
-    error. The result has ``num_empty``, their count over all ranks; the first ``compute`` with one warns once.
+    gets the same result or the same error: ``"zero"`` (default) scores each with the library's score for an empty
+    summary (0 for the style metrics, which are given ``empty="zero"``), ``"skip"`` leaves them out, ``"error"``
+    raises the library's named error. The result has ``num_empty``, their count over all ranks; the first
+    ``compute`` with one warns once.
 
     Args:
         empty: the policy for empty predictions, one of

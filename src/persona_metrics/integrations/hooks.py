@@ -26,8 +26,8 @@ the Trainer (its evaluation sampler is sequential) and to :func:`make_compute_me
 ``compute_metrics`` from ``Trainer.predict``; that only works for a dataset with the same rows.
 
 Empty generations never stop training: ``empty="zero"`` (the default) scores an empty prediction with the
-metric's score for an empty summary (0 where the library has none), ``"skip"`` leaves it out, ``"error"`` raises
-the library's named error; every result has ``num_empty`` (``eval_num_empty`` in the logs). See
+library's score for an empty summary (0 for the style metrics, given ``empty="zero"``), ``"skip"`` leaves it out,
+``"error"`` raises the library's named error; every result has ``num_empty`` (``eval_num_empty`` in the logs). See
 :mod:`persona_metrics.integrations.empty`.
 """
 
@@ -253,7 +253,7 @@ class ComputeMetrics:
                 for k, values in self._option_columns(stop).items()
             }
             result = module.compute(**options, **self._empty.compute_options(self._compute_kwargs))
-        return self._empty.result(result, stop, self._compute_kwargs)
+        return self._empty.result(result, stop)
 
     # -- shared ------------------------------------------------------------------------------------
 
@@ -328,10 +328,10 @@ def make_compute_metrics(
             afresh with a newly loaded module (metric given by name) or raises ``RuntimeError`` (loaded module
             given, as it may still hold the failed evaluation's batches).
         empty: what an empty generation (empty or whitespace-only; for ``persona_style`` and ``persona_quality``
-            also a text without a word) does: ``"zero"`` (default) scores it with the metric's score for an empty
-            summary, 0 where the library has none; ``"skip"`` leaves it out; ``"error"`` raises the library's
-            named error. Every result has ``num_empty``; the first evaluation with one warns once
-            (:mod:`persona_metrics.integrations.empty`, docs/evaluate_conventions.md §4.4).
+            also a text without a word) does: ``"zero"`` (default) scores it with the library's score for an empty
+            summary (0 for the style metrics, which are given ``empty="zero"``); ``"skip"`` leaves it out;
+            ``"error"`` raises the library's named error. Every result has ``num_empty``; the first evaluation with
+            one warns once (:mod:`persona_metrics.integrations.empty`, docs/evaluate_conventions.md §4.4).
         **compute_kwargs: options passed to ``metric.compute`` (``distance="jsd"``, ``bootstrap=1000`` ...).
 
     Returns:

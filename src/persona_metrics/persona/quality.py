@@ -16,6 +16,10 @@ then that reference's, so ``content_quality`` stays their weighted sum; the best
 (evaluate's ``rouge`` maximises each ROUGE type separately: the two agree when the content weights put
 everything on ROUGE-Lsum). ``ContentResult.reference_index`` says which reference was kept (``docs/style.md``
 §6.2).
+
+A prediction without a word is refused by :func:`score_quality` (its style is undefined) unless ``empty="zero"``:
+then every component of that item is 0 (its band ``None``), the other items are scored as usual, and every mean
+and interval is taken over all items (``docs/style.md`` §4.6).
 """
 
 from __future__ import annotations
@@ -38,7 +42,9 @@ from persona_metrics.resources import sent_tokenize
 from persona_metrics.signature import Signature
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals, check_bootstrap
 from persona_metrics.validation import (
+    SCORED_EMPTY,
     check_bool,
+    check_empty,
     check_mapping,
     check_number,
     check_path,
@@ -201,7 +207,7 @@ def bertscore_f1(
     f1 = 1.0 - dist.pairwise(list(zip(references, predictions, strict=True)))
     if not config.rescale:
         return f1, Signature.of(dist.signature(rescale="raw"))
-    base = bertscore_baseline(config, int(dist.num_layers or 0))
+    base = bertscore_baseline(config, dist.layer())
     return (f1 - base) / (1.0 - base), Signature.of(dist.signature(rescale=f"rescaled:{base:.6f}"))
 
 
@@ -245,6 +251,8 @@ def bleurt_scores(
     predictions: Sequence[str], references: Sequence[str], checkpoint: str, batch_size: int = 16
 ) -> np.ndarray:
     """Per-item BLEURT scores normalised to [0, 1] by clipping (BLEURT-20 is calibrated to ≈ [0, 1])."""
+    if not predictions:
+        return np.empty(0)
     import torch
 
     model, tokenizer = _load_bleurt(checkpoint)
@@ -266,7 +274,8 @@ class ContentResult:
 
     Every component of an item is against the same reference: its only one, or the one of its references with
     the highest ``content_quality`` (the first on ties), whose position is ``reference_index[i]`` (0 for an
-    item with one reference; ``None`` only for results built by hand).
+    item with one reference; -1 for an empty prediction scored 0 by ``score_quality(empty="zero")``; ``None``
+    only for results built by hand).
     """
 
     rouge_lsum: np.ndarray
@@ -281,6 +290,27 @@ class ContentResult:
     def signature(self) -> str:
         """ROUGE-Lsum, BERTScore and BLEURT settings and the content weights (persona_metrics version last)."""
         return str(self.config)
+
+    def placed(self, rows: Sequence[int], n: int) -> ContentResult:
+        """This result's items placed at positions ``rows`` of ``n`` items; every other item scores 0.
+
+        The items not in ``rows`` are empty predictions under ``score_quality(empty="zero")``: each content
+        component 0 and ``reference_index`` -1.
+        """
+
+        def spread(values: np.ndarray, fill: float) -> np.ndarray:
+            out = np.full(n, fill, dtype=values.dtype)
+            out[list(rows)] = values
+            return out
+
+        return replace(
+            self,
+            rouge_lsum=spread(self.rouge_lsum, 0.0),
+            bertscore_f1=spread(self.bertscore_f1, 0.0),
+            bleurt=None if self.bleurt is None else spread(self.bleurt, 0.0),
+            content_quality=spread(self.content_quality, 0.0),
+            reference_index=None if self.reference_index is None else spread(self.reference_index, -1),
+        )
 
 
 def check_quality_references(
@@ -314,7 +344,7 @@ def best_reference(scores: np.ndarray, counts: Sequence[int]) -> tuple[np.ndarra
     >>> best_reference(np.array([0.2, 0.5, 0.5, 0.9, 0.1]), [3, 2])
     (array([1, 0]), array([1, 3]))
     """
-    starts = np.cumsum([0, *counts[:-1]]).astype(np.int64)
+    starts = np.cumsum([0, *counts]).astype(np.int64)[:-1]
     index = np.array([int(np.argmax(scores[s : s + c])) for s, c in zip(starts, counts, strict=True)], dtype=np.int64)
     return index, starts + index
 
@@ -349,9 +379,30 @@ def score_content(
         raise TypeError(f"bertscore must be a BertScoreConfig, got {type(config).__name__}")
     if bleurt_checkpoint is not None:
         check_path("bleurt_checkpoint", bleurt_checkpoint)
+    return _content(
+        predictions, reference_lists, config, bleurt_checkpoint, resolve_content_weights(weights, bleurt_checkpoint)
+    )
+
+
+def resolve_content_weights(weights: object, bleurt_checkpoint: object) -> dict[str, float]:
+    """The content weights in use: ``weights`` checked, or the default with or without BLEURT.
+
+    Raises:
+        TypeError / ValueError: weights that are not exactly the components in use, or do not sum to 1 (named).
+    """
     keys = ("rougeLsum", "bertscore", "bleurt") if bleurt_checkpoint else ("rougeLsum", "bertscore")
     default = CONTENT_WEIGHTS_WITH_BLEURT if bleurt_checkpoint else CONTENT_WEIGHTS_WITHOUT_BLEURT
-    w = check_weights(weights if weights is not None else default, keys, "content_weights")
+    return check_weights(weights if weights is not None else default, keys, "content_weights")  # type: ignore[arg-type]
+
+
+def _content(
+    predictions: Sequence[str],
+    reference_lists: Sequence[Sequence[str]],
+    config: BertScoreConfig,
+    bleurt_checkpoint: str | None,
+    w: Mapping[str, float],
+) -> ContentResult:
+    """:func:`score_content` of checked inputs and weights; no item at all gives empty arrays and the signature."""
     preds = [p for p, refs in zip(predictions, reference_lists, strict=True) for _ in refs]
     refs = [r for item in reference_lists for r in item]
     lsum = rouge_lsum(preds, refs)
@@ -367,7 +418,7 @@ def score_content(
         + Signature.of(bleurt=bleurt_checkpoint or "off", content_w=",".join(f"{k}={v:g}" for k, v in w.items()))
     )
     picked_bleurt = None if bleurt is None else bleurt[pick]
-    return ContentResult(lsum[pick], f1[pick], picked_bleurt, content[pick], w, made, index)
+    return ContentResult(lsum[pick], f1[pick], picked_bleurt, content[pick], dict(w), made, index)
 
 
 @dataclass(frozen=True)
@@ -380,9 +431,11 @@ class QualityResult:
         overall_quality: ``w_content × content_quality + w_style × style_similarity`` per item.
         weights: the overall weights used.
         config: how it was made (:attr:`signature` prints it with the version).
-        bands: the interpretation band of each item's overall quality.
+        bands: the interpretation band of each item's overall quality (``None`` for an empty prediction).
         intervals: ``{component: (lo, hi)}``, the 95 % item-bootstrap interval of each component's mean (all on
             the same resamples), when asked for (:meth:`with_bootstrap`, ``score_quality(bootstrap=N)``).
+        empty: positions of the predictions without a word, every component 0 under ``empty="zero"`` (none
+            otherwise).
     """
 
     content: ContentResult
@@ -390,8 +443,9 @@ class QualityResult:
     overall_quality: np.ndarray
     weights: dict[str, float]
     config: Signature
-    bands: tuple[str, ...] = field(default=())
+    bands: tuple[str | None, ...] = field(default=())
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    empty: tuple[int, ...] = ()
 
     @property
     def signature(self) -> str:
@@ -412,7 +466,7 @@ class QualityResult:
         return out
 
     def means(self) -> dict[str, float]:
-        """Mean of every component (plain floats)."""
+        """Mean of every component (plain floats), over every item (the empty ones' zeros included)."""
         return {name: float(values.mean()) for name, values in self.components().items()}
 
     def per_item(self) -> dict[str, list]:
@@ -471,13 +525,20 @@ def combine_quality(
     style_similarity: Sequence[float] | np.ndarray,
     style_config: Signature,
     weights: Mapping[str, float] | None,
+    empty: Sequence[int] = (),
 ) -> QualityResult:
-    """Overall = w_content × content_quality + w_style × style_similarity, per item."""
+    """Overall = w_content × content_quality + w_style × style_similarity, per item.
+
+    ``empty``: positions of empty predictions whose components are all 0 (``score_quality(empty="zero")``); their
+    overall quality is then 0 and their band ``None``.
+    """
     w = check_weights(weights if weights is not None else OVERALL_WEIGHTS, OVERALL_WEIGHTS_KEYS, "overall_weights")
     style = np.asarray(style_similarity, dtype=np.float64)
     overall = w["content"] * content.content_quality + w["style"] * style
     config = content.config + style_config + Signature.of(overall_w=f"content={w['content']:g},style={w['style']:g}")
-    return QualityResult(content, style, overall, w, config, tuple(quality_band(float(v)) for v in overall))
+    blank = frozenset(empty)
+    bands = tuple(None if i in blank else quality_band(float(v)) for i, v in enumerate(overall))
+    return QualityResult(content, style, overall, w, config, bands, empty=tuple(empty))
 
 
 def check_quality_options(
@@ -491,6 +552,7 @@ def check_quality_options(
     style_method: object = "jsd",
     bootstrap: object = 0,
     seed: object = DEFAULT_BOOTSTRAP_SEED,
+    empty: object = "error",
 ) -> None:
     """Check every option of :func:`score_quality` (and of the ``persona_quality`` module), before any model work.
 
@@ -507,11 +569,12 @@ def check_quality_options(
     if bleurt_checkpoint is not None:
         check_path("bleurt_checkpoint", bleurt_checkpoint)
     if content_weights is not None:
-        keys = ("rougeLsum", "bertscore", "bleurt") if bleurt_checkpoint else ("rougeLsum", "bertscore")
-        check_weights(content_weights, keys, "content_weights")  # type: ignore[arg-type]
+        resolve_content_weights(content_weights, bleurt_checkpoint)
     if overall_weights is not None:
         check_weights(overall_weights, OVERALL_WEIGHTS_KEYS, "overall_weights")  # type: ignore[arg-type]
-    check_style_options(style_method, persona_samples, persona_dir, bootstrap, seed, method_name="style_method")
+    check_style_options(
+        style_method, persona_samples, persona_dir, bootstrap, seed, method_name="style_method", empty=empty
+    )
 
 
 def score_quality(
@@ -529,11 +592,13 @@ def score_quality(
     style_method: str = "jsd",
     bootstrap: int = 0,
     seed: int = DEFAULT_BOOTSTRAP_SEED,
+    empty: str = "error",
 ) -> QualityResult:
     """Overall persona quality: ``0.70 × content_quality + 0.30 × style_similarity`` (weights configurable).
 
     Args:
-        predictions: generated summaries (each must contain a word: style is undefined for empty text).
+        predictions: generated summaries (each must contain a word: style is undefined for empty text, unless
+            ``empty="zero"``).
         references: per prediction, a reference summary or a list of them; with several, the content
             components are those of the reference with the highest content quality (:func:`score_content`).
         personas: target persona per item.
@@ -548,16 +613,22 @@ def score_quality(
         bootstrap: item resamples for 95 % percentile intervals of every component's mean (0 = off, else >= 2;
             :meth:`QualityResult.with_bootstrap`).
         seed: bootstrap seed.
+        empty: what a prediction without a word (empty, whitespace-only, ``"!!!"``) does: ``"error"`` (default)
+            raises the style library's named error; ``"zero"`` scores every component of it 0 (ROUGE-Lsum, BERTScore
+            F1, BLEURT, style, content and overall quality; band ``None``) without scoring its content, the other
+            items as usual, every mean and interval over all items with those zeros (:attr:`QualityResult.empty`).
 
     Raises:
-        TypeError / ValueError: bad inputs, unknown personas, weights that do not sum to 1, or a bad
-            ``bootstrap`` / ``seed`` (named).
+        TypeError / ValueError: bad inputs, unknown personas, weights that do not sum to 1, a bad
+            ``bootstrap`` / ``seed`` / ``empty`` (named), or with ``empty="error"`` a prediction without a word
+            (index named).
     """
     from persona_metrics.persona.style import score_style
 
-    texts = check_texts(predictions=predictions, personas=personas)
+    zero = check_empty(empty, SCORED_EMPTY) == "zero"
+    texts = check_texts(allow_empty=("predictions",) if zero else (), predictions=predictions, personas=personas)
     predictions, personas = texts["predictions"], texts["personas"]
-    reference_lists = check_quality_references(predictions, references)
+    reference_lists = check_quality_references(predictions, references, allow_empty_predictions=zero)
     check_quality_options(  # every option, before any model work
         bertscore=bertscore,
         bleurt_checkpoint=bleurt_checkpoint,
@@ -568,6 +639,7 @@ def score_quality(
         style_method=style_method,
         bootstrap=bootstrap,
         seed=seed,
+        empty=empty,
     )
     style = score_style(
         predictions,
@@ -576,8 +648,30 @@ def score_quality(
         persona_samples=persona_samples,
         persona_dir=persona_dir,
         centroid_cache=centroid_cache,
+        empty=empty,
     )
-    content = score_content(
-        predictions, reference_lists, bertscore=bertscore, bleurt_checkpoint=bleurt_checkpoint, weights=content_weights
-    )
-    return combine_quality(content, style.scores, style.config, overall_weights).with_bootstrap(bootstrap, seed)
+    content = _content_of(predictions, reference_lists, style.empty, bertscore, bleurt_checkpoint, content_weights)
+    result = combine_quality(content, style.scores, style.config, overall_weights, style.empty)
+    return result.with_bootstrap(bootstrap, seed)
+
+
+def _content_of(
+    predictions: Sequence[str],
+    reference_lists: Sequence[Sequence[str]],
+    empty: Sequence[int],
+    bertscore: BertScoreConfig | None,
+    bleurt_checkpoint: str | None,
+    weights: Mapping[str, float] | None,
+) -> ContentResult:
+    """Content quality of checked inputs, each item in ``empty`` scoring 0 without being scored.
+
+    The items in ``empty`` are predictions without a word under ``score_quality(empty="zero")``: style is undefined
+    for them, so every component counts 0. With no other item only the settings are resolved, for the signature.
+    """
+    config, w = bertscore or BertScoreConfig(), resolve_content_weights(weights, bleurt_checkpoint)
+    if not empty:
+        return _content(predictions, reference_lists, config, bleurt_checkpoint, w)
+    blank = frozenset(empty)
+    rows = [i for i in range(len(predictions)) if i not in blank]
+    kept = [predictions[i] for i in rows], [reference_lists[i] for i in rows]
+    return _content(*kept, config, bleurt_checkpoint, w).placed(rows, len(predictions))

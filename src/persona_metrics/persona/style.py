@@ -5,6 +5,12 @@ measured figures): a summary's 10-feature vector (:mod:`persona_metrics.persona.
 (mean vector of its sample texts) are each normalised to sum 1 and compared by the Jensen-Shannon divergence in
 base 2 (in [0, 1]); ``style_similarity = 1 − JSD`` (``method="jsd"``, the default). ``method="zscore"`` is this
 project's extension: per-feature Gaussian agreement in units of the pooled sample spread, averaged.
+
+Style is undefined for a text without a word. :func:`score_style` and
+:func:`~persona_metrics.persona.quality.score_quality` refuse such a prediction with a named error by default
+(``empty="error"``); with ``empty="zero"`` they score it 0 instead
+(:func:`~persona_metrics.persona.stylometry.is_wordless`, :class:`StyleResult`;
+``docs/style.md`` §4.6).
 """
 
 from __future__ import annotations
@@ -30,13 +36,23 @@ from persona_metrics.persona.stylometry import (
     FEATURE_SET_VERSION,
     STYLE_FEATURES,
     feature_vector,
+    is_wordless,
     raw_features,
-    words,
 )
 from persona_metrics.resources import STALE_SECONDS, cache_dir
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals, check_bootstrap
-from persona_metrics.validation import as_list, check_bool, check_path, check_text, check_texts, describe, warn
+from persona_metrics.validation import (
+    SCORED_EMPTY,
+    as_list,
+    check_bool,
+    check_empty,
+    check_path,
+    check_text,
+    check_texts,
+    describe,
+    warn,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -116,7 +132,7 @@ def split_samples(text: str) -> list[str]:
 
 
 def _check_has_words(text: str, where: str) -> None:
-    if not words(text):
+    if is_wordless(text):
         raise ValueError(f"{where}: text has no words: style features are undefined for an empty text")
 
 
@@ -271,14 +287,21 @@ def fit_style_model(vectors: Mapping[str, Sequence[np.ndarray]]) -> StyleModel:
     return StyleModel(centroids, pooled.std(axis=0))
 
 
+def _vector(text: str, where: str) -> np.ndarray:
+    """The feature vector of one text; its error names ``where`` (``predictions[3]: text has no words ...``)."""
+    try:
+        return feature_vector(text)
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from err
+
+
 def _prediction_vectors(predictions: Sequence[str], field: str = "predictions") -> list[np.ndarray]:
-    vectors = []
-    for i, text in enumerate(predictions):
-        try:
-            vectors.append(feature_vector(text))
-        except ValueError as err:
-            raise ValueError(f"{field}[{i}]: {err}") from err
-    return vectors
+    return [_vector(text, f"{field}[{i}]") for i, text in enumerate(predictions)]
+
+
+def _vectors_or_none(predictions: Sequence[str], empty: frozenset[int]) -> list[np.ndarray | None]:
+    """The predictions' feature vectors, ``None`` at the ``empty`` positions (scored 0 under ``empty="zero"``)."""
+    return [None if i in empty else _vector(text, f"predictions[{i}]") for i, text in enumerate(predictions)]
 
 
 @cache
@@ -435,6 +458,7 @@ def check_style_options(
     seed: object = DEFAULT_BOOTSTRAP_SEED,
     *,
     method_name: str = "method",
+    empty: object = "error",
 ) -> None:
     """Check the style options of every entry point, before any text is scored.
 
@@ -443,8 +467,9 @@ def check_style_options(
 
     Raises:
         TypeError / ValueError / FileNotFoundError: a bad value, naming the option (and the persona and index of a
-            bad sample).
+            bad sample); an ``empty`` value that is not one of :data:`~persona_metrics.validation.SCORED_EMPTY`.
     """
+    check_empty(empty, SCORED_EMPTY)
     check_style_method(method, method_name)
     check_persona_samples(persona_samples)
     check_persona_dir(persona_dir)
@@ -457,21 +482,25 @@ class StyleResult:
     """Per-item style similarity to the target persona, and how it was made.
 
     Attributes:
-        scores: similarity of each item to its target persona's centroid (``1 − JSD`` by default).
+        scores: similarity of each item to its target persona's centroid (``1 − JSD`` by default); 0 for an empty
+            prediction under ``empty="zero"``.
         personas: the target persona per item.
-        nearest: the persona whose centroid is most similar to each item.
-        features: per item, ``{feature: (summary value, centroid value)}`` in normalised units, when asked for.
+        nearest: the persona whose centroid is most similar to each item (``None`` for an empty prediction).
+        features: per item, ``{feature: (summary value, centroid value)}`` in normalised units, when asked for
+            (``None`` for an empty prediction).
         config: feature-set version, method and the samples hash (:attr:`signature` prints it).
         intervals: ``{"style_similarity": (lo, hi)}``, the 95 % item-bootstrap interval of the mean, when asked
             for (``bootstrap=N``); empty otherwise.
+        empty: positions of the predictions without a word, scored 0 under ``empty="zero"`` (none otherwise).
     """
 
     scores: np.ndarray
     personas: tuple[str, ...]
-    nearest: tuple[str, ...]
-    features: tuple[dict[str, tuple[float, float]], ...] | None
+    nearest: tuple[str | None, ...]
+    features: tuple[dict[str, tuple[float, float]] | None, ...] | None
     config: Signature
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    empty: tuple[int, ...] = ()
 
     @property
     def signature(self) -> str:
@@ -480,15 +509,16 @@ class StyleResult:
 
     @property
     def mean(self) -> float:
-        """Mean style similarity."""
+        """Mean style similarity (over every item, the empty ones' zeros included)."""
         return float(self.scores.mean())
 
     def as_dict(self, features: bool = False, nearest: bool = False, signature: bool = False) -> dict[str, Any]:
         """``style_similarity`` (mean), its interval when computed, and ``scores``; more on request.
 
         Args:
-            features: add ``features``, per item ``{feature: [summary value, centroid value]}``.
-            nearest: add ``nearest_persona`` and ``bands`` (per item).
+            features: add ``features``, per item ``{feature: [summary value, centroid value]}`` (``None`` for an
+                empty prediction).
+            nearest: add ``nearest_persona`` and ``bands`` (per item; ``None`` for an empty prediction).
             signature: add the signature string.
 
         Returns:
@@ -505,10 +535,13 @@ class StyleResult:
         if features:
             if self.features is None:
                 raise ValueError("features were not computed: score with return_features=True")
-            out["features"] = [{k: list(v) for k, v in item.items()} for item in self.features]
+            out["features"] = [
+                None if item is None else {k: list(v) for k, v in item.items()} for item in self.features
+            ]
         if nearest:
             out["nearest_persona"] = list(self.nearest)
-            out["bands"] = [style_band(float(s)) for s in self.scores]
+            empty = frozenset(self.empty)
+            out["bands"] = [None if i in empty else style_band(float(s)) for i, s in enumerate(self.scores)]
         if signature:
             out["signature"] = self.signature
         return out
@@ -516,6 +549,31 @@ class StyleResult:
 
 def _nearest(similarities: Mapping[str, float]) -> str:
     return max(similarities, key=lambda k: similarities[k])
+
+
+def _item_scores(
+    vectors: Sequence[np.ndarray | None], personas: Sequence[str], model: StyleModel, method: str, features: bool
+) -> tuple[list[float], list[str | None], list[dict[str, tuple[float, float]] | None]]:
+    """Per item: similarity to its persona, the nearest persona and (``features``) its features by the centroid's.
+
+    An item without a vector (an empty prediction under ``empty="zero"``) scores 0, with ``None`` for the rest.
+    """
+    scores: list[float] = []
+    nearest: list[str | None] = []
+    feats: list[dict[str, tuple[float, float]] | None] = []
+    for vec, persona in zip(vectors, personas, strict=True):
+        if vec is None:
+            scores.append(0.0)
+            nearest.append(None)
+            feats.append(None)
+            continue
+        sims = model.similarities(vec, method)
+        scores.append(sims[persona])
+        nearest.append(_nearest(sims))
+        if features:
+            centroid = model.centroids[persona]
+            feats.append({n: (float(v), float(c)) for n, v, c in zip(STYLE_FEATURES, vec, centroid, strict=True)})
+    return scores, nearest, feats
 
 
 def score_style(
@@ -529,11 +587,13 @@ def score_style(
     return_features: bool = False,
     bootstrap: int = 0,
     seed: int = DEFAULT_BOOTSTRAP_SEED,
+    empty: str = "error",
 ) -> StyleResult:
     """Style similarity of each prediction to its persona's centroid.
 
     Args:
-        predictions: summaries; each must contain at least one word (style is undefined for empty text).
+        predictions: summaries; each must contain at least one word (style is undefined for empty text), unless
+            ``empty="zero"``.
         personas: target persona per item (a shipped persona or one given by the next two arguments).
         method: ``"jsd"`` (default, the methodology: 1 − Jensen-Shannon divergence of the normalised features
             treated as distributions) or ``"zscore"`` (this project's extension: per-feature Gaussian agreement
@@ -544,13 +604,21 @@ def score_style(
         return_features: also return each item's normalised features next to the centroid's.
         bootstrap: item resamples for a 95 % percentile interval of the mean similarity (0 = off, else >= 2).
         seed: bootstrap seed.
+        empty: what a prediction without a word (empty, whitespace-only, ``"!!!"``) does: ``"error"`` (default)
+            raises the named error below; ``"zero"`` scores it 0 (nearest persona, band and features ``None``),
+            the mean and its interval taken over every item with those zeros (:attr:`StyleResult.empty` lists them).
 
     Raises:
         TypeError: a non-string item (field and index named), or a seed that is not an int.
-        ValueError: an unknown persona or method (index and known values named), mismatched lengths, a
-            prediction without words (index named), or a bad ``bootstrap``.
+        ValueError: an unknown persona or method (index and known values named), mismatched lengths, with
+            ``empty="error"`` a prediction without words (index named: ``predictions[3] is empty (empty or
+            whitespace-only text)``, ``predictions[3]: text has no words ...``), an ``empty`` value other than
+            ``"error"`` and ``"zero"``, or a bad ``bootstrap``.
     """
-    texts = check_texts(predictions=predictions, personas=personas)
+    empty = check_empty(empty, SCORED_EMPTY)
+    texts = check_texts(
+        allow_empty=("predictions",) if empty == "zero" else (), predictions=predictions, personas=personas
+    )
     predictions, personas = texts["predictions"], texts["personas"]
     check_bool("return_features", return_features)
     check_style_method(method)
@@ -559,16 +627,10 @@ def score_style(
     for i, persona in enumerate(personas):
         if persona not in samples:
             raise ValueError(f"personas[{i}] = {persona!r} is not a known persona; known: {sorted(samples)}")
-    vectors = _prediction_vectors(predictions)
+    blank = tuple(i for i, text in enumerate(predictions) if is_wordless(text)) if empty == "zero" else ()
+    vectors = _vectors_or_none(predictions, frozenset(blank))
     model = build_centroids(samples, centroid_cache)
-    scores, nearest, features = [], [], []
-    for vec, persona in zip(vectors, personas, strict=True):
-        sims = model.similarities(vec, method)
-        scores.append(sims[persona])
-        nearest.append(_nearest(sims))
-        if return_features:
-            centroid = model.centroids[persona]
-            features.append({n: (float(v), float(c)) for n, v, c in zip(STYLE_FEATURES, vec, centroid, strict=True)})
+    scores, nearest, features = _item_scores(vectors, personas, model, method, return_features)
     measure = Signature.of(jsd="base2") if method == "jsd" else Signature.of(zscore="mean-gauss")
     config = Signature.of("style", features=f"v{FEATURE_SET_VERSION}") + measure
     config += Signature.of(samples=samples_hash(samples)[:12])
@@ -584,6 +646,7 @@ def score_style(
         features=tuple(features) if return_features else None,
         config=config,
         intervals=intervals,
+        empty=blank,
     )
 
 

@@ -88,10 +88,18 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+def is_wordless(text: str) -> bool:
+    """Whether ``text`` has no word (empty, whitespace-only or only punctuation: ``"!!!"``).
+
+    Style features are undefined for such a text: the style scorers refuse it, or score it 0 with ``empty="zero"``.
+    """
+    return not words(text)
+
+
 def _check(text: object) -> str:
     if not isinstance(text, str):
         raise TypeError(f"text must be a string, got {type(text).__name__}")
-    if not words(text):
+    if is_wordless(text):
         raise ValueError("text has no words: style features are undefined for an empty text")
     return text
 
