@@ -40,8 +40,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from persona_metrics.progress import progress_bar
 from persona_metrics.resources import cache_dir
-from persona_metrics.significance import check_seed
 from persona_metrics.signature import Signature
+from persona_metrics.significance import check_seed
 from persona_metrics.validation import check_choice, check_number, check_path, describe, warn
 
 logger = logging.getLogger(__name__)
