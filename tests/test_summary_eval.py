@@ -418,8 +418,27 @@ def test_auto_format_moves_to_the_grammar_then_to_the_prompt_only() -> None:
     assert "response_format" not in rejecting.requests[2]
 
 
-def test_on_verdict_reports_every_position_and_a_failure_stops_the_rest() -> None:
-    import time
+def test_once_the_server_answered_a_format_a_later_rejection_is_a_judge_error() -> None:
+    """A 400/500 after the first answer (a long article's context error, a server fault) never moves the rest of
+    the run to another format: each item would otherwise be asked in a format that depends on call order."""
+    server = Server(
+        (200, completion('{"score": 2, "rationale": "r"}')),
+        (500, {"error": {"message": "context size exceeded"}}),
+        (200, completion('{"score": 1, "rationale": "r"}')),
+    )
+    judge = server.judge()
+    assert judge.judge(SUMMARY, SOURCE).score == 2
+    with pytest.raises(JudgeError, match="context size exceeded"):
+        judge.judge("A much longer summary.", SOURCE)
+    assert judge.current_format == "json_schema"
+    assert judge.judge("Third.", SOURCE).score == 1
+    assert [r["response_format"]["type"] for r in server.requests] == ["json_schema"] * 3
+
+
+def test_on_verdict_reports_every_position_and_a_failure_stops_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from persona_metrics.summary_eval import judge as judge_module
 
     server = Server((200, completion('{"score": 2, "rationale": "r"}')))
     summaries = [SUMMARY, "B.", SUMMARY, "C.", "D."]
@@ -431,19 +450,32 @@ def test_on_verdict_reports_every_position_and_a_failure_stops_the_rest() -> Non
     assert len(server.requests) == 4  # judged once
     assert [v.score for v in verdicts] == [2] * 5
 
-    class Slow(Server):
+    class Gated(Server):
+        """Answers the first request, fails the second at once, holds every later one until the cancel."""
+
         def __call__(self, request):
-            time.sleep(0.2)
+            if len(self.requests) >= 2:
+                gate.wait(10)
             return super().__call__(request)
 
-    failing = Slow((401, {"error": {"message": "bad key"}}))
+    gate = threading.Event()
+    real_cancel = judge_module._cancel
+
+    def cancel(futures):
+        real_cancel(futures)
+        gate.set()
+
+    monkeypatch.setattr(judge_module, "_cancel", cancel)
+    failing = Gated((200, completion('{"score": 2, "rationale": "r"}')), (401, {"error": {"message": "bad key"}}))
     reported: list[int] = []
     with pytest.raises(JudgeError, match="rejected the API key"):
         failing.judge(concurrency=2).judge_many(
             [f"S{i}." for i in range(8)], [SOURCE] * 8, on_verdict=lambda i, v: reported.append(i)
         )
-    assert not reported
-    assert len(failing.requests) <= 4  # the calls not yet started were cancelled
+    assert reported == [0]  # the first pair, asked alone until the server has answered once
+    # 1 alone, then 2 workers: the failing call and one held call; the worker freed by the failure can start one
+    # more before the cancel, which is held too; the other 4 were cancelled (not timing: held calls wait for it)
+    assert len(failing.requests) <= 4
 
 
 def test_results_log_resumes_without_a_cache(tmp_path: Path) -> None:
@@ -534,3 +566,13 @@ def test_judge_options_are_validated() -> None:
     assert "{source}" in DEFAULT_PROMPT.user
     with pytest.raises(ValueError, match=r"base_url must be an http\(s\) URL, got 'ftp://\*\*\*@host"):
         Judge("m", api_key="k", base_url="ftp://bob:pa55word@host/v1")
+
+
+def test_endpoints_that_differ_only_in_a_query_value_never_share_answers() -> None:
+    """Cache keys digest the whole endpoint URL (the redacted URL made ?api-version=A and =B one key)."""
+    keys = {
+        Judge("m", base_url=f"http://127.0.0.1:9/v1?api-version={version}", api_key="k").request_key(SUMMARY, SOURCE)
+        for version in ("2024-01-01", "2025-01-01")
+    }
+    assert len(keys) == 2
+    assert all("2024" not in key and "2025" not in key for key in keys)

@@ -138,6 +138,11 @@ def test_no_secret_in_signature_logs_warnings_errors_or_cache(tmp_path: Path, ca
         Judge("m", base_url=secret_url(free_port()), api_key="none", max_retries=0).judge(SUMMARY, SOURCE)
     texts += [str(failed.value), "".join(traceback.format_exception(failed.value))]
     texts += [r.getMessage() for r in caplog.records]
+    texts += [json.dumps(result.as_dict(per_item=True, signature=True))]  # raw answers and rationales too
+    texts += [v.raw + v.rationale for v in result.verdicts]
+    with pytest.raises(ValueError, match="not shown") as no_scheme:  # no scheme: not a URL that redact() knows
+        Judge("m", base_url=f"alice:{PASSWORD}@127.0.0.1/v1", api_key="none")
+    texts.append(str(no_scheme.value))
     assert_no_secret(texts)
 
 

@@ -10,10 +10,11 @@ and the distributed metric classes (:mod:`persona_metrics.integrations.distribut
 
 * ``"zero"``: an empty prediction gets the metric's score for an empty summary, computed by the library. Where
   the library defines one it is kept as it is (``perseval`` / ``degress``: the summary is at distance 1 from every
-  text; ``vert``: sim 0, WMD at the cap, VERT 0; ``summary_eval``: accuracy 0 without a judge call, completeness
-  0, coherence 0). For ``persona_style`` and ``persona_quality`` the module is called with ``empty="zero"``: the
-  item scores 0 (every component for ``persona_quality``) and every mean is taken over all items with those
-  zeros, so it drops by the share of empty items;
+  text; ``vert``: sim 0, WMD at the cap, VERT 0; ``summary_eval``: accuracy 0 without a judge call, coherence
+  0, completeness as the original computes it for the empty text, docs/summary_eval.md §6). For
+  ``persona_style`` and ``persona_quality`` the module is called with ``empty="zero"``: the item scores 0
+  (every component for ``persona_quality``) and every mean is taken over all items with those zeros, so it
+  drops by the share of empty items;
 * ``"skip"``: the empty predictions (with their rows of the other inputs) are left out; the result is that of
   the other items alone (only ``num_empty`` when nothing is left);
 * ``"error"``: the library's named error (``predictions[i] is empty (empty or whitespace-only text)``, or the

@@ -86,6 +86,7 @@ def default_cache_dir() -> Path:
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>]*[^\s'\"<>.,:;!?)\]]")
 #: Credentials taken from judges' base URLs and keys in this process, replaced wherever they appear in a message.
 _SECRETS: set[str] = set()
+_SECRETS_LOCK = threading.Lock()  # judges can be built in one thread while another redacts
 #: Shorter secrets are not replaced in free text, where they would garble words ("none", "json"); inside a URL
 #: every user-info and query value is replaced whatever its length.
 _MIN_SECRET = 8
@@ -119,7 +120,9 @@ def redact(text: str) -> str:
     'cannot reach http://***@10.0.0.5:8080/v1?key=***&v=*** now'
     """
     out = _URL.sub(lambda match: _redact_url(match.group()), text)
-    for secret in sorted(_SECRETS, key=len, reverse=True):
+    with _SECRETS_LOCK:
+        secrets = sorted(_SECRETS, key=len, reverse=True)
+    for secret in secrets:
         out = out.replace(secret, REDACTED)
     return out
 
@@ -141,6 +144,20 @@ class _RedactingFilter(logging.Filter):
 _FILTER = _RedactingFilter()
 
 
+def _shown_base_url(value: object) -> str:
+    """A bad ``base_url`` as an error shows it.
+
+    A URL is redacted; other text is shown in full unless it may hold a credential (``@``, ``?``, ``=`` outside
+    a URL: ``alice:pw@host/v1`` without its scheme is not shown).
+    """
+    if not isinstance(value, str):
+        return describe(value)
+    shown = redact(value)
+    if any(mark in _URL.sub("", shown) for mark in "@?="):
+        return f"a string of {len(value)} characters (not shown: it may hold a credential)"
+    return describe(shown)
+
+
 def _register_secrets(base_url: str | None, api_key: str | None) -> None:
     """Remember a judge's credentials (password, user-info, query values, key) and filter the HTTP stack's loggers."""
     found: list[str] = []
@@ -153,7 +170,8 @@ def _register_secrets(base_url: str | None, api_key: str | None) -> None:
         found.append(api_key)
     secrets = {s for text in found for s in (text, unquote(text)) if len(s) >= _MIN_SECRET}
     if secrets or (base_url and ("@" in base_url or "?" in base_url)):
-        _SECRETS.update(secrets)
+        with _SECRETS_LOCK:
+            _SECRETS.update(secrets)
         for name in _HTTP_LOGGERS:
             logging.getLogger(name).addFilter(_FILTER)  # a no-op when already added
 
@@ -545,8 +563,7 @@ def check_judge_options(
     if model is not None and (not isinstance(model, str) or not model.strip()):
         raise ValueError(f"model must be a non-empty model name (option model=, CLI -m/--model), got {describe(model)}")
     if base_url is not None and (not isinstance(base_url, str) or not base_url.startswith(("http://", "https://"))):
-        shown = describe(redact(base_url) if isinstance(base_url, str) else base_url)
-        raise ValueError(f"base_url must be an http(s) URL, got {shown}")
+        raise ValueError(f"base_url must be an http(s) URL, got {_shown_base_url(base_url)}")
     if api_key is not None and not isinstance(api_key, str):
         raise TypeError(f"api_key must be a string, got {type(api_key).__name__}")
     if seed is not None:
@@ -680,6 +697,9 @@ class Judge:
         self.served_models: set[str] = set()
         self.formats_used: set[str] = set()
         self._formats = list(FORMAT_FALLBACKS[response_format])
+        #: True once the server answered in the current format: from then on a 400/422/500 is a judge error, not
+        #: a rejected format, so every item of a run is asked in the same format whatever the order of calls.
+        self._settled = False
         self._lock = threading.Lock()
         self._client = client if client is not None else self._make_client(api_key, http_client)
 
@@ -747,8 +767,14 @@ class Judge:
         return request
 
     def request_key(self, summary: str, source: str) -> str:
-        """The key of a pair's request (cache files, results files): no credential, the format option as given."""
-        where = redact(self.base_url) if self.base_url else "openai"
+        """The key of a pair's request (cache files, results files), with the format option as given.
+
+        The endpoint enters as the SHA-256 of its whole URL (the client's own when one was injected): endpoints
+        that differ only in a query value or a credential never share answers, and the key, a digest, holds no
+        credential in clear.
+        """
+        url = self.base_url or str(getattr(self._client, "base_url", "https://api.openai.com/v1"))
+        where = hashlib.sha256(url.encode("utf-8")).hexdigest()
         request = self._base_request(summary, source)
         return JudgeCache.key(
             {"base_url": where, "prompt": self.prompt.version, "format": self.options.response_format, **request}
@@ -813,7 +839,7 @@ class Judge:
         if message is None or not isinstance(content, str | None):
             raise JudgeError(f"the judge at {self.host} sent a choice without a text message")
         return {
-            "content": content or "",
+            "content": redact(content or ""),  # an answer quoting a credential is stored and shown without it
             "logprobs": _logprobs(choices[0]),
             "system_fingerprint": _text_or_none(getattr(response, "system_fingerprint", None)),
             "model": _text_or_none(getattr(response, "model", None)),
@@ -828,10 +854,11 @@ class Judge:
             try:
                 entry = self._call(self._request(summary, source, fmt))
             except (openai.BadRequestError, openai.InternalServerError, openai.UnprocessableEntityError) as err:
-                if fmt == "none":
-                    raise JudgeError(f"the judge at {self.host} failed on model {self.model!r}: {err}") from err
+                if fmt == "none" or self._settled:  # once the server answered in a format, it is not the format
+                    raise JudgeError(redact(f"the judge at {self.host} failed on model {self.model!r}: {err}")) from err
                 self._drop_format(fmt, err)
                 continue
+            self._settled = True
             return {**entry, "format": fmt}
 
     def _drop_format(self, fmt: str, err: Exception) -> None:
@@ -925,11 +952,15 @@ class Judge:
                 for i in positions[pair]:
                     on_verdict(i, verdict)
 
-        if self.options.concurrency == 1 or len(positions) == 1:
-            for pair in progress_bar(list(positions), desc="summary_eval: judging", unit="pair"):
+        unique = list(positions)
+        if self.options.concurrency == 1 or len(unique) == 1:
+            for pair in progress_bar(unique, desc="summary_eval: judging", unit="pair"):
                 done(pair, self.judge(*pair))
         else:
-            self._judge_parallel(list(positions), done)
+            while unique and not self._settled:  # one call at a time until the server has accepted a format
+                pair = unique.pop(0)
+                done(pair, self.judge(*pair))
+            self._judge_parallel(unique, done)
         verdicts = [found[pair] for pair in pairs]
         _warn_invalid(verdicts)
         return verdicts
