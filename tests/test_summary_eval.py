@@ -576,3 +576,17 @@ def test_endpoints_that_differ_only_in_a_query_value_never_share_answers() -> No
     }
     assert len(keys) == 2
     assert all("2024" not in key and "2025" not in key for key in keys)
+
+
+def test_an_edited_cache_entry_is_never_used(tmp_path: Path) -> None:
+    """A well-formed edit (the stored score changed from 1 to 3) fails the entry's digest: asked again, warned."""
+    server = Server((200, completion('{"score": 1, "rationale": "r"}')))
+    assert server.judge(cache_dir=tmp_path).judge(SUMMARY, SOURCE).score == 1
+    [path] = tmp_path.glob("*.json")
+    entry = json.loads(path.read_text(encoding="utf-8"))
+    entry["content"] = '{"score": 3, "rationale": "r"}'
+    path.write_text(json.dumps(entry), encoding="utf-8")
+    with pytest.warns(persona_metrics.PersonaMetricsWarning, match="does not match its digest"):
+        again = server.judge(cache_dir=tmp_path).judge(SUMMARY, SOURCE)
+    assert (again.score, again.cached, len(server.requests)) == (1, False, 2)
+    assert server.judge(cache_dir=tmp_path).judge(SUMMARY, SOURCE).cached  # rewritten whole by the new answer

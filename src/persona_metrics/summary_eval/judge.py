@@ -417,19 +417,23 @@ def _is_valid_entry(entry: object) -> TypeGuard[dict[str, Any]]:
 class JudgeCache:
     """An on-disk exact-match cache of valid judge answers: one JSON file per request key.
 
-    Errors and invalid answers are never stored. Entries are checked on read (the stored key must match, the
-    content must be a string); a bad entry is ignored with a warning and the call is made again.
+    Errors and invalid answers are never stored. Each file carries a SHA-256 digest over its key and answer,
+    checked on read with the key and the answer's shape: an entry that is unreadable, for another key, or edited
+    (a score changed by hand, say) is ignored with a warning and the call is made again.
     """
 
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory).expanduser()
-        self.hits = 0
-        self.misses = 0
 
     @staticmethod
     def key(request: dict[str, Any]) -> str:
         """sha256 of the canonical JSON of the request."""
         return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+    @staticmethod
+    def _digest(entry: Mapping[str, Any]) -> str:
+        """sha256 of an entry's canonical JSON (key included, its digest left out)."""
+        return JudgeCache.key({k: v for k, v in entry.items() if k != "digest"})
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored answer of ``key``, or None."""
@@ -437,25 +441,26 @@ class JudgeCache:
         try:
             entry = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            self.misses += 1
             return None
         except (OSError, ValueError) as err:
             warn(f"ignoring unreadable judge cache entry {path}: {err}")
-            self.misses += 1
             return None
         if not _is_entry(entry) or entry.get("key") != key:
             warn(f"ignoring invalid judge cache entry {path}")
-            self.misses += 1
             return None
-        self.hits += 1
-        return dict(entry)
+        if entry.get("digest") != self._digest(entry):
+            warn(f"ignoring judge cache entry {path}: it does not match its digest (edited or damaged)")
+            return None
+        return {k: v for k, v in entry.items() if k != "digest"}
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
-        """Store an answer atomically (write to a temporary file, then rename)."""
+        """Store an answer with its digest atomically (write to a temporary file, then rename)."""
+        record = {**entry, "key": key}
+        record["digest"] = self._digest(record)
         self.directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({**entry, "key": key}, handle, ensure_ascii=False)
+            json.dump(record, handle, ensure_ascii=False)
         os.replace(tmp, self.directory / f"{key}.json")
 
 
