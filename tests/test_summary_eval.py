@@ -24,7 +24,7 @@ from persona_metrics.summary_eval import (
     score_summary_eval,
 )
 from persona_metrics.summary_eval import formulas as F
-from persona_metrics.summary_eval.judge import weighted_score
+from persona_metrics.summary_eval.judge import JudgeCache, weighted_score
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "summary_eval_original.json").read_text(encoding="utf-8"))
 COMPONENTS = {
@@ -294,7 +294,9 @@ def test_invalid_answers_stored_by_an_older_version_are_asked_again(tmp_path: Pa
     judge.judge(SUMMARY, SOURCE)
     [entry] = tmp_path.glob("*.json")
     stored = json.loads(entry.read_text())
-    entry.write_text(json.dumps({**stored, "content": "junk 2"}))  # what the old parser scored 2
+    stored = {**stored, "content": "junk 2"}  # what the old parser scored 2, in a well-formed entry
+    stored["digest"] = JudgeCache._digest(stored)
+    entry.write_text(json.dumps(stored))
     second = Server((200, completion('{"score": 3, "rationale": "r"}')))
     verdict = second.judge(cache_dir=tmp_path).judge(SUMMARY, SOURCE)
     assert (verdict.score, verdict.cached, len(second.requests)) == (3, False, 1)
