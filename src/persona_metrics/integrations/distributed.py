@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from persona_metrics.integrations.empty import DEFAULT_EMPTY, EmptyPolicy, is_empty
+from persona_metrics.integrations.evaluate_support import check_option_names, input_names
 from persona_metrics.validation import check_texts
 
 __all__ = [
@@ -145,7 +146,6 @@ class DistributedMetric:
 
     def __init__(self, *, empty: str = DEFAULT_EMPTY, **options: Any) -> None:
         from persona_metrics import load
-        from persona_metrics.integrations.hooks import check_option_names, input_names
 
         self._empty = EmptyPolicy(self.name, empty)
         self._module = load(self.name, keep_in_memory=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from persona_metrics.validation import check_bool, check_ids, check_reference_lists, check_texts
@@ -196,3 +197,39 @@ class ValidatedReferenceLists(ValidatedTextInputs):
                 f"references has {len(references)} items but {first} has {len(out[first])}; they must align"
             )
         return {**out, "references": references}
+
+
+# --- option facts shared by the training hooks and the distributed metric classes ----------------------------
+#: The inputs a model's outputs fill (never given as dataset columns or compute options).
+MODEL_INPUTS = ("predictions", "references")
+
+
+def input_names(module: Any) -> list[str]:
+    """The metric's input features (``predictions``, ``references``, ``personas`` ...), in order."""
+    features = module.features
+    if isinstance(features, list):
+        features = features[0]
+    return list(features)
+
+
+def check_option_names(module: Any, name: str, mapping: Mapping[str, str], compute_kwargs: Mapping[str, Any]) -> None:
+    """Check that column keys and compute options are inputs of the metric, each given once.
+
+    Checked when the hook is built, so a typo fails at once, not after the first training epoch.
+    """
+    for key in MODEL_INPUTS:
+        if key in mapping or key in compute_kwargs:
+            raise ValueError(f"{key!r} comes from the model outputs; do not pass it in columns or compute options")
+    clash = sorted(set(mapping) & set(compute_kwargs))
+    if clash:
+        raise ValueError(f"{clash} given both as columns and as compute options; give each once")
+    compute = getattr(module, "_compute", None)
+    if compute is None:
+        return
+    params = inspect.signature(compute).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    for what, keys in (("columns", mapping), ("compute options", compute_kwargs)):
+        unknown = [k for k in keys if k not in params]
+        if unknown:
+            raise ValueError(f"{what} {unknown} are not inputs of metric {name!r}; its inputs are {list(params)}")

@@ -33,7 +33,6 @@ library's score for an empty summary (0 for the style metrics, given ``empty="ze
 
 from __future__ import annotations
 
-import inspect
 import logging
 import numbers
 from collections.abc import Mapping
@@ -43,6 +42,7 @@ import numpy as np
 
 from persona_metrics.integrations.distributed import rank_and_size, run_on_main
 from persona_metrics.integrations.empty import DEFAULT_EMPTY, EmptyPolicy
+from persona_metrics.integrations.evaluate_support import MODEL_INPUTS, check_option_names, input_names
 from persona_metrics.validation import as_list
 
 __all__ = ["DEFAULT_COLUMNS", "ComputeMetrics", "make_compute_metrics", "numbers_only"]
@@ -61,7 +61,6 @@ DEFAULT_COLUMNS: dict[str, dict[str, str]] = {
 }
 
 #: Inputs that come from the model's outputs, never from dataset columns.
-_MODEL_INPUTS = ("predictions", "references")
 
 
 def numbers_only(result: Mapping[str, Any]) -> dict[str, int | float]:
@@ -386,7 +385,7 @@ def _resolve_metric(metric: str | Any) -> tuple[str, Any]:
 
 def _check_side_inputs(name: str, inputs: list[str], mapping: Mapping[str, str]) -> None:
     """Check that every metric input other than the model outputs has a dataset column."""
-    missing = [k for k in inputs if k not in _MODEL_INPUTS and k not in mapping]
+    missing = [k for k in inputs if k not in MODEL_INPUTS and k not in mapping]
     if missing:
         raise ValueError(
             f"metric {name!r} needs input(s) {missing} from the eval dataset; map them to columns with "
@@ -399,37 +398,6 @@ def _load(name: str) -> Any:
     import persona_metrics
 
     return persona_metrics.load(name, keep_in_memory=True)
-
-
-def input_names(module: Any) -> list[str]:
-    """The metric's input features (``predictions``, ``references``, ``personas`` ...), in order."""
-    features = module.features
-    if isinstance(features, list):
-        features = features[0]
-    return list(features)
-
-
-def check_option_names(module: Any, name: str, mapping: Mapping[str, str], compute_kwargs: Mapping[str, Any]) -> None:
-    """Check that column keys and compute options are inputs of the metric, each given once.
-
-    Checked when the hook is built, so a typo fails at once, not after the first training epoch.
-    """
-    for key in _MODEL_INPUTS:
-        if key in mapping or key in compute_kwargs:
-            raise ValueError(f"{key!r} comes from the model outputs; do not pass it in columns or compute options")
-    clash = sorted(set(mapping) & set(compute_kwargs))
-    if clash:
-        raise ValueError(f"{clash} given both as columns and as compute options; give each once")
-    compute = getattr(module, "_compute", None)
-    if compute is None:
-        return
-    params = inspect.signature(compute).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return
-    for what, keys in (("columns", mapping), ("compute options", compute_kwargs)):
-        unknown = [k for k in keys if k not in params]
-        if unknown:
-            raise ValueError(f"{what} {unknown} are not inputs of metric {name!r}; its inputs are {list(params)}")
 
 
 def _column_names(dataset: Any) -> list[str]:
