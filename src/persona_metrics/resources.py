@@ -156,6 +156,24 @@ def _remove_if_builder_gone(leftover: Path) -> bool:
     return True
 
 
+def remove_if_stale(path: Path, seconds: float = STALE_SECONDS) -> bool:
+    """Remove ``path`` (a file or a directory) if it was last modified more than ``seconds`` ago.
+
+    The one clean-up of what a killed process left (temporary files and build directories); a path removed by
+    another process meanwhile is not an error. Returns whether it was removed here.
+    """
+    try:
+        if time.time() - path.stat().st_mtime <= seconds:
+            return False
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink()
+    except OSError:  # removed by another process meanwhile
+        return False
+    return True
+
+
 def _remove_stale_builds(parent: Path, name: str) -> None:
     """Remove the ``.<name>.tmp-*`` / ``.<name>.stale-*`` directories killed processes left.
 
@@ -163,13 +181,10 @@ def _remove_stale_builds(parent: Path, name: str) -> None:
     older than :data:`STALE_SECONDS`. A running build (its lock held) younger than that is left alone.
     """
     for leftover in [*parent.glob(f".{name}.tmp-*"), *parent.glob(f".{name}.stale-*")]:
-        try:
-            if _remove_if_builder_gone(leftover):
-                logger.info("removed %s, left by a build whose process is gone", leftover)
-            elif time.time() - leftover.stat().st_mtime > STALE_SECONDS:
-                shutil.rmtree(leftover, ignore_errors=True)
-        except OSError:  # removed by another process meanwhile
-            continue
+        if _remove_if_builder_gone(leftover):
+            logger.info("removed %s, left by a build whose process is gone", leftover)
+        else:
+            remove_if_stale(leftover)
 
 
 def _discard(path: Path) -> None:

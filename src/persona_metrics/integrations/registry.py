@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from persona_metrics.resources import remove_if_stale
 from persona_metrics.validation import warn
 
 logger = logging.getLogger(__name__)
@@ -91,14 +92,7 @@ def _remove_stale_tmp(pkg: Path) -> None:
     Build directories ``pkg/.tmp-*`` and half-written files ``pkg/<hash>/.tmp-*`` of an in-place repair.
     """
     for tmp in (*pkg.glob(".tmp-*"), *pkg.glob("*/.tmp-*")):
-        try:
-            if time.time() - tmp.stat().st_mtime > STALE_TMP_SECONDS:
-                if tmp.is_dir():
-                    shutil.rmtree(tmp, ignore_errors=True)
-                else:
-                    tmp.unlink()
-        except OSError:  # removed by another process meanwhile
-            continue
+        remove_if_stale(tmp, STALE_TMP_SECONDS)
 
 
 def _contents(target: Path, name: str, script: Path) -> dict[str, bytes]:

@@ -21,7 +21,6 @@ import logging
 import math
 import os
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -39,7 +38,7 @@ from persona_metrics.persona.stylometry import (
     is_wordless,
     raw_features,
 )
-from persona_metrics.resources import STALE_SECONDS, cache_dir
+from persona_metrics.resources import cache_dir, remove_if_stale
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals, check_bootstrap
 from persona_metrics.validation import (
@@ -394,13 +393,9 @@ def _read_cached_model(path: Path, key: str, names: Sequence[str]) -> StyleModel
 
 
 def _remove_stale_writes(directory: Path) -> None:
-    """Remove ``.centroids-*`` temporary files a killed process left (older than ``STALE_SECONDS``)."""
+    """Remove ``.centroids-*`` temporary files a killed process left (once stale: :func:`remove_if_stale`)."""
     for leftover in directory.glob(".centroids-*"):
-        try:
-            if time.time() - leftover.stat().st_mtime > STALE_SECONDS:
-                leftover.unlink()
-        except OSError:  # removed by another process meanwhile
-            continue
+        remove_if_stale(leftover)
 
 
 def _write_record(path: Path, record: Mapping[str, Any]) -> None:
