@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from persona_metrics.params import Params, option
 from persona_metrics.personalization.formulas import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
@@ -30,7 +31,7 @@ from persona_metrics.personalization.formulas import (
     DEFAULT_P_ACC_BETA,
 )
 from persona_metrics.signature import Signature
-from persona_metrics.significance import check_bootstrap
+from persona_metrics.significance import MAX_BOOTSTRAP, MAX_SEED, check_bootstrap, check_seed
 from persona_metrics.validation import check_number, describe, interval_text
 
 #: The largest α, β, γ: exponents of ten whose power, times DGP ≤ 2, stays a finite float64 (module docstring).
@@ -60,8 +61,21 @@ def check_real(name: str, value: object) -> float:
     return number
 
 
+def _check_bootstrap(name: str, value: object) -> int:
+    """``bootstrap``: 0 (off) or 2 to MAX_BOOTSTRAP resamples (the seed is checked on its own field)."""
+    return check_bootstrap(value, DEFAULT_BOOTSTRAP_SEED)[0]
+
+
+def _check_seed(name: str, value: object) -> int:
+    return check_seed(value)
+
+
+def _exponent(default: float, text: str) -> float:
+    return option(default, text, interval=RANGES["alpha"], check=check_real, display=(0.1, 10.0, 0.1))
+
+
 @dataclass(frozen=True)
-class PersevalParams:
+class PersevalParams(Params):
     """Validated hyper-parameters (defaults: the paper's reported settings; see the module docstring).
 
     Raises:
@@ -75,20 +89,28 @@ class PersevalParams:
     ValueError: p_acc_alpha must be in (0, 1], got 2
     """
 
-    alpha: float = DEFAULT_ALPHA
-    beta: float = DEFAULT_BETA
-    gamma: float = DEFAULT_GAMMA
-    p_acc_alpha: float = DEFAULT_P_ACC_ALPHA
-    p_acc_beta: float = DEFAULT_P_ACC_BETA
-    bootstrap: int = 0
-    seed: int = DEFAULT_BOOTSTRAP_SEED
-
-    def __post_init__(self) -> None:
-        for name in RANGES:
-            object.__setattr__(self, name, check_real(name, getattr(self, name)))
-        bootstrap, seed = check_bootstrap(self.bootstrap, self.seed)
-        object.__setattr__(self, "bootstrap", bootstrap)
-        object.__setattr__(self, "seed", seed)
+    alpha: float = _exponent(DEFAULT_ALPHA, "EDP sigmoid offset α (eq. 6), an exponent of ten")
+    beta: float = _exponent(DEFAULT_BETA, "EDP sigmoid slope β (eq. 6), an exponent of ten")
+    gamma: float = _exponent(DEFAULT_GAMMA, "ADP / ACP sigmoid offset γ (eqs. 4-5), an exponent of ten")
+    p_acc_alpha: float = option(
+        DEFAULT_P_ACC_ALPHA,
+        "P-Acc penalty weight α: Score_Acc − α · logistic(β · EGISES) (eq. 3)",
+        interval=RANGES["p_acc_alpha"],
+        check=check_real,
+    )
+    p_acc_beta: float = option(
+        DEFAULT_P_ACC_BETA, "P-Acc logistic slope β on EGISES (eq. 3)", interval=RANGES["p_acc_beta"], check=check_real
+    )
+    bootstrap: int = option(
+        0, f"document resamples for 95 % intervals: 0 (off) or 2 to {MAX_BOOTSTRAP:,}", check=_check_bootstrap
+    )
+    seed: int = option(
+        DEFAULT_BOOTSTRAP_SEED,
+        "seed of the bootstrap and of the paired tests",
+        interval=(0, MAX_SEED, True, True),
+        integer=True,
+        check=_check_seed,
+    )
 
     def signature(self) -> Signature:
         """``alpha|beta|gamma|p_acc`` (and ``bootstrap,seed`` when on), in the order of the result signature."""

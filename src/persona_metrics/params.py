@@ -1,0 +1,169 @@
+"""Frozen parameter objects: the one place where a metric family's option names, defaults, ranges and help live.
+
+Each family declares one frozen dataclass on :class:`Params` whose fields are made with :func:`option`. Every
+entry point reads it: the library functions take the object (or build it from keywords), the evaluate modules
+and the hooks check their options by building it, the CLI's ``-o KEY=VALUE`` names and ``--help`` lines come from
+:meth:`Params.names` and :meth:`Params.help_lines`, and the Spaces take their controls' defaults and bounds from
+:meth:`Params.spec`. A bad value fails the same way everywhere, on construction, naming the option and its range
+or its allowed values.
+
+>>> from dataclasses import dataclass
+>>> @dataclass(frozen=True)
+... class ToyParams(Params):
+...     beta: float = option(1.7, "EDP slope (eq. 6)", interval=(0.0, 300.0, False, True))
+...     mode: str = option("fast", "how to run", choices=("fast", "exact"))
+>>> ToyParams(beta=2).beta
+2.0
+>>> ToyParams(mode="slow")
+Traceback (most recent call last):
+...
+ValueError: mode must be one of ['fast', 'exact'], got 'slow'
+>>> ToyParams.names()
+('beta', 'mode')
+>>> ToyParams.from_options({"bta": 1})
+Traceback (most recent call last):
+...
+TypeError: unknown option(s) ['bta']; the options are ['beta', 'mode']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from persona_metrics.validation import check_choice, check_number, interval_text
+
+P = TypeVar("P", bound="Params")
+
+#: ``(low, high, low_inclusive, high_inclusive)`` of a real- or int-valued option.
+Interval = tuple[float, float, bool, bool]
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """What an option is: its help line and the rule its values follow (one of ``choices``, ``interval``, ``check``).
+
+    Attributes:
+        help: one line for ``--help``, the cards' tables and the Space controls.
+        choices: the allowed strings, or None.
+        interval: the allowed numbers (with ``integer`` for whole numbers), or None.
+        integer: whether the number must be an int.
+        optional: whether None is allowed (it then means "not set").
+        check: ``check(name, value) -> value``, used instead of the ``choices`` / ``interval`` test when given
+            (paths, mappings, objects, or a family's own wording of a range); returns the value to keep, raises
+            ``TypeError`` / ``ValueError`` naming ``name``.
+        display: ``(low, high, step)`` for a slider where the range is open-ended or too wide to show (a Space's
+            window on the range, never a different range).
+    """
+
+    help: str
+    choices: tuple[str, ...] | None = None
+    interval: Interval | None = None
+    integer: bool = False
+    optional: bool = False
+    check: Callable[[str, Any], Any] | None = None
+    display: tuple[float, float, float] | None = None
+
+    def validate(self, name: str, value: Any) -> Any:
+        """``value`` as kept (numbers as float or int), or a named ``TypeError`` / ``ValueError``."""
+        if value is None and self.optional:
+            return None
+        if self.check is not None:
+            return self.check(name, value)
+        if self.choices is not None:
+            return check_choice(name, value, self.choices)
+        if self.interval is not None:
+            low, high, low_in, high_in = self.interval
+            return check_number(
+                name, value, low, high, low_inclusive=low_in, high_inclusive=high_in, integer=self.integer
+            )
+        return value
+
+    def allowed(self) -> str:
+        """The allowed values in words: ``one of [...]``, an interval, or ``""``."""
+        if self.choices is not None:
+            return f"one of {list(self.choices)}"
+        if self.interval is not None:
+            return ("an int in " if self.integer else "") + interval_text(*self.interval)
+        return ""
+
+
+def option(
+    default: Any,
+    help: str,
+    *,
+    choices: Sequence[str] | None = None,
+    interval: Interval | None = None,
+    integer: bool = False,
+    optional: bool = False,
+    check: Callable[[str, Any], Any] | None = None,
+    display: tuple[float, float, float] | None = None,
+) -> Any:
+    """A :class:`Params` field: its default and its :class:`Spec` (see there for the arguments)."""
+    spec = Spec(help, tuple(choices) if choices is not None else None, interval, integer, optional, check, display)
+    return dataclasses.field(default=default, metadata={"spec": spec})
+
+
+class Params:
+    """Base of the frozen params dataclasses: validation on construction and the facts every reader needs.
+
+    Subclasses are ``@dataclass(frozen=True)`` with fields made by :func:`option`; ``__post_init__`` validates and
+    normalises each field in declaration order (a subclass adds cross-field checks by extending it).
+    """
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):  # type: ignore[arg-type]
+            kept = self.spec(field.name).validate(field.name, getattr(self, field.name))
+            object.__setattr__(self, field.name, kept)
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The option names, in declaration order."""
+        return tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+
+    @classmethod
+    def spec(cls, name: str) -> Spec:
+        """The :class:`Spec` of option ``name``."""
+        return {f.name: f.metadata["spec"] for f in dataclasses.fields(cls)}[name]  # type: ignore[arg-type]
+
+    @classmethod
+    def default(cls, name: str) -> Any:
+        """The default value of option ``name``."""
+        return {f.name: f.default for f in dataclasses.fields(cls)}[name]  # type: ignore[arg-type]
+
+    @classmethod
+    def from_options(cls: type[P], options: Mapping[str, Any]) -> P:
+        """The params of ``options`` (every key must be an option name).
+
+        Raises:
+            TypeError: an unknown name (the options listed), or a bad value's type.
+            ValueError: a bad value (named, with its range or allowed values).
+        """
+        unknown = sorted(str(k) for k in options if k not in cls.names())
+        if unknown:
+            raise TypeError(f"unknown option(s) {unknown}; the options are {list(cls.names())}")
+        return cls(**options)
+
+    @classmethod
+    def split(cls, options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``options`` divided into this object's options and the rest."""
+        names = set(cls.names())
+        return {k: v for k, v in options.items() if k in names}, {k: v for k, v in options.items() if k not in names}
+
+    @classmethod
+    def help_lines(cls) -> list[str]:
+        """One line per option: ``name (default X; allowed): help``, for ``--help`` and the cards."""
+        lines = []
+        for name in cls.names():
+            spec = cls.spec(name)
+            facts = "; ".join(s for s in (f"default {cls.default(name)!r}", spec.allowed()) if s)
+            lines.append(f"{name} ({facts}): {spec.help}")
+        return lines
+
+    def changed(self) -> dict[str, Any]:
+        """The options whose value differs from the default."""
+        return {n: getattr(self, n) for n in self.names() if getattr(self, n) != self.default(n)}
+
+
+__all__ = ["Interval", "Params", "Spec", "option"]
