@@ -100,6 +100,7 @@ class PersonaQuality(ValidatedReferenceLists, evaluate.Metric):
 
     _text_fields = ("predictions", "references", "personas")
     _empty_ok = ("predictions",)  # accepted when added; the library refuses them unless empty="zero"
+    _extra = "neural"  # BERTScore: a load without the extra fails at once, naming it
 
     def _check_values(self, options):
         BertScoreConfig(*(options.get(k, default) for k, default in _BERTSCORE))

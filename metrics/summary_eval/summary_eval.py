@@ -98,6 +98,7 @@ class SummaryEval(ValidatedTextInputs, evaluate.Metric):
 
     _text_fields = ("predictions", "sources")
     _empty_ok = ("predictions", "sources")
+    _extra = "neural"  # the MiniLM encoder and TF-IDF of completeness and coherence
 
     def _check_values(self, options):
         check_judge_options(**{k: v for k, v in options.items() if k in _JUDGE_OPTIONS})

@@ -79,6 +79,8 @@ Examples:
 class Vert(ValidatedReferenceLists, evaluate.Metric):
     """VERT as an evaluate metric (a thin shell over ``persona_metrics.vert``)."""
 
+    _extra = "vert"  # POT, WordLlama and GloVe: a load without the extra fails at once, naming it
+
     def _check_values(self, options):
         check_vert_options(**{k: v for k, v in options.items() if k in _CHECKED})
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from persona_metrics.commands import COMMANDS, command_module
 from persona_metrics.commands.output import InputError
+from persona_metrics.validation import MissingExtraError
 
 #: What ``persona-metrics --help`` says above the commands.
 DESCRIPTION = """Summary-evaluation metrics for summaries written for a particular reader.
@@ -53,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return int(args.run(args))
-    except InputError as err:
+    except (InputError, MissingExtraError) as err:  # a bad input, or a feature without its install extra
         sys.stderr.write(f"persona-metrics {args.command}: error: {err}\n")
         return INPUT_ERROR_STATUS
 

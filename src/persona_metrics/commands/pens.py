@@ -25,6 +25,7 @@ from persona_metrics.commands.output import (
     markdown_table,
     write_text,
 )
+from persona_metrics.validation import require
 
 if TYPE_CHECKING:
     from datasets import Dataset
@@ -480,6 +481,8 @@ def run(args: argparse.Namespace) -> int:
     from persona_metrics.datasets.pens import load_pens
 
     check_resamples_option(args.significance_resamples, "--significance-resamples")
+    if args.out is not None and args.plot:  # before the scoring, not after it
+        require("the pens plot (leaderboard.png; --no-plot skips it)", "matplotlib")
     with input_errors():
         ds = load_pens(args.pens_dir)
         models = load_models(ds, args.baselines, args.predictions)

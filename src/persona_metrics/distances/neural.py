@@ -24,6 +24,7 @@ import numpy as np
 from persona_metrics.distances.base import EMPTY_TEXT_DISTANCE, Distance
 from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.signature import Signature
+from persona_metrics.validation import require
 
 logger = logging.getLogger(__name__)
 
@@ -354,6 +355,7 @@ class BertScore(Distance):
         cache_mb: int = BERTSCORE_CACHE_MB,
     ) -> None:
         super().__init__()
+        require("the bertscore distance", "torch", "transformers", "bert_score")
         self.model_name = _check_model(self.name, model)
         self.num_layers = _check_optional_int(self.name, "num_layers", num_layers)
         self.batch_size = _check_optional_int(self.name, "batch_size", batch_size)
@@ -708,6 +710,7 @@ class InfoLM(Distance):
         device: str | None = None,
     ) -> None:
         super().__init__()
+        require("the infolm distance", "torch", "transformers")
         self.model_name = _check_model(self.name, model) or AUTHORS_INFOLM_MODEL
         if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not temperature > 0:
             raise ValueError(f"infolm option temperature must be a positive number, got {temperature!r}")

@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from persona_metrics.validation import check_bool, check_ids, check_reference_lists, check_texts
+from persona_metrics.validation import check_bool, check_ids, check_reference_lists, check_texts, require_extra
 
 
 class ValidatedTextInputs:
@@ -34,6 +34,18 @@ class ValidatedTextInputs:
     _empty_ok: tuple[str, ...] = ("predictions",)
     #: Compute options that hold one value per item (converted to a plain list and checked like the texts).
     _id_options: tuple[str, ...] = ("document_ids",)
+    #: The install extra every use of the module needs (``"neural"``, ``"vert"``), checked when it is loaded.
+    _extra: str | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """Refuse to load without the module's install extra (one line naming it), then set up as evaluate does.
+
+        Raises:
+            MissingExtraError: a module of :attr:`_extra` is not installed (a ModuleNotFoundError).
+        """
+        if self._extra is not None:
+            require_extra(type(self).__module__.rpartition(".")[2], self._extra)  # the script's name: the metric's
+        super().__init__(*args, **kwargs)
 
     def check_option_values(self, **options: Any) -> None:
         """Check the values of compute options before any data is scored.

@@ -42,7 +42,7 @@ from persona_metrics.progress import progress_bar
 from persona_metrics.resources import cache_dir
 from persona_metrics.signature import Signature
 from persona_metrics.significance import check_seed
-from persona_metrics.validation import check_choice, check_number, check_path, describe, warn
+from persona_metrics.validation import check_choice, check_number, check_path, describe, require, warn
 
 logger = logging.getLogger(__name__)
 
@@ -681,6 +681,7 @@ class Judge:
             cache_dir=cache_dir,
             prompt=prompt,
         )
+        require("the SummaryEval judge", "openai")
         _register_secrets(base_url, api_key)
         self.model = model
         self.base_url = base_url

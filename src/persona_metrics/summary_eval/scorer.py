@@ -22,7 +22,7 @@ from persona_metrics.signature import Signature, package_version
 from persona_metrics.summary_eval import components as C
 from persona_metrics.summary_eval import formulas as F
 from persona_metrics.summary_eval.judge import Judge, OnVerdict, Verdict
-from persona_metrics.validation import check_path, check_texts
+from persona_metrics.validation import check_path, check_texts, require
 from persona_metrics.vert.encoders import SentenceTransformerEncoder
 
 #: What the result says when no judge was configured.
@@ -169,6 +169,7 @@ class SummaryEvalScorer:
             check_path("encoder", encoder)
         if device is not None and not isinstance(device, str):
             raise TypeError(f"device must be a torch device name (str) or None, got {type(device).__name__}")
+        require("SummaryEval's completeness and coherence", "torch", "sentence_transformers", "sklearn")
         self.judge = judge
         self.weights = F.check_weights(weights)
         self.encoder = SentenceTransformerEncoder(encoder, device=device, batch_size=32)

@@ -23,6 +23,7 @@ import numpy as np
 
 from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.signature import Signature, package_version
+from persona_metrics.validation import require
 from persona_metrics.vert.vectors import signature_safe
 
 logger = logging.getLogger(__name__)
@@ -62,15 +63,11 @@ def _wordllama_model() -> Any:
     ``tokenizer/`` folder while the wheel ships ``tokenizers/`` (the package folder is passed as the cache
     folder, whose ``weights/`` + ``tokenizers/`` layout it matches).
     """
+    require("VERT's default encoder (wordllama; or pass encoder='minilm')", "wordllama")
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
     try:
         import wordllama
-    except ImportError as err:
-        raise ModuleNotFoundError(
-            "the default VERT encoder comes from the PyPI package wordllama, which is not installed; "
-            "pip install wordllama (or pass encoder='minilm')"
-        ) from err
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)
@@ -118,6 +115,7 @@ class SentenceTransformerEncoder:
     """
 
     def __init__(self, path: str | Path | None = None, device: str | None = None, batch_size: int = 64) -> None:
+        require("the sentence-transformers encoder", "torch", "sentence_transformers")
         self.path = None if path is None else str(path)
         self.device = device
         self.batch_size = batch_size

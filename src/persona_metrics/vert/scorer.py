@@ -20,7 +20,7 @@ import numpy as np
 
 from persona_metrics.progress import progress_bar
 from persona_metrics.signature import Signature, package_version
-from persona_metrics.validation import check_bool, check_path, check_reference_lists, check_texts
+from persona_metrics.validation import check_bool, check_path, check_reference_lists, check_texts, require
 from persona_metrics.vert.encoders import ENCODER_NAMES, SentenceEncoder, embed_texts, resolve_encoder
 from persona_metrics.vert.formulas import (
     DEFAULT_ALPHA,
@@ -232,6 +232,7 @@ class VertScorer:
         max_wmd: float = DEFAULT_MAX_WMD,
         clip_negative_sim: bool = False,
     ) -> None:
+        require("VERT (word mover's distance: POT)", "ot")
         check_vert_options(encoder, word_vectors, alpha, max_wmd, clip_negative_sim)
         self.alpha, self.max_wmd = check_params(alpha, max_wmd)
         self.clip_negative_sim = clip_negative_sim

