@@ -1,4 +1,4 @@
-"""Per-summary PerSEval and DEGRESS of this checkout against an earlier revision, on the same inputs.
+"""Every metric's per-item values of this checkout against an earlier revision, on the same inputs.
 
 For a change that must not move any value (a faster path, a refactor): the revision is checked out in a
 temporary ``git worktree``, each side is run in its own process with its own ``src`` first on ``PYTHONPATH``
@@ -10,10 +10,16 @@ distances on all of it, neural ones on its first ``--subset-docs`` documents. PE
 outputs per example: the article's headline, and the first half of the user's title followed by the second half
 of the headline.
 
-Bounds: rougeL, rougeSU4, bleu and meteor must be bit for bit identical, jsd within 1e-12 (float64 sums in
-another order). BERTScore and InfoLM run float32 networks whose rounding depends on how texts are batched; their
-differences are printed, not judged (the release notes of a change give its bound). Exit status 1 when a
-bounded distance differs.
+The other metrics (``--metrics``, on by default) are scored through their library functions on the shipped
+samples: persona_style (jsd and zscore) on the held-out persona texts, persona_quality and VERT on the
+personalization sample's model outputs against their references (personas in turn), SummaryEval completeness and
+coherence on the CNN/DM sample's highlights.
+
+Bounds: rougeL, rougeSU4, bleu, meteor and persona_style must be bit for bit identical, jsd within 1e-12 (float64
+sums in another order). BERTScore, InfoLM, persona_quality, VERT and SummaryEval run float32 networks whose
+rounding depends on how texts are batched; their differences are printed with whether they are bit-identical, not
+judged (the release notes of a change give its bound), unless ``--exact``: every value bit for bit (a refactor
+compared on one machine, where the same batches round the same way). Exit status 1 when a bounded value differs.
 
     python scripts/compare_release.py HEAD~3
     python scripts/compare_release.py v0.3.0 --pens-dir outputs/synthetic_pens --infolm-model path/to/mlm
@@ -36,7 +42,11 @@ ROOT = Path(__file__).resolve().parents[1]
 LEXICAL = ("rougeL", "rougeSU4", "bleu", "meteor", "jsd")
 NEURAL = ("bertscore", "infolm")
 #: Largest allowed |difference| per distance; None: printed, not judged.
-BOUND: dict[str, float | None] = {"rougeL": 0.0, "rougeSU4": 0.0, "bleu": 0.0, "meteor": 0.0, "jsd": 1e-12}
+BOUND: dict[str, float | None] = {
+    "rougeL": 0.0, "rougeSU4": 0.0, "bleu": 0.0, "meteor": 0.0, "jsd": 1e-12, "persona_style": 0.0
+}  # fmt: skip
+#: The personas of the shipped samples, in turn for the personalization sample's items.
+PERSONAS = ("enthusiast", "formal_analyst", "journalist")
 
 
 def pens_models(references: Sequence[str], headlines: Sequence[str]) -> dict[str, list[str]]:
@@ -48,7 +58,9 @@ def pens_models(references: Sequence[str], headlines: Sequence[str]) -> dict[str
     return {"headline": list(headlines), "mixed": mixed}
 
 
-def child(out: Path, pens_dir: Path | None, distances: list[str], subset_docs: int, infolm_model: str | None) -> None:
+def child(
+    out: Path, pens_dir: Path | None, distances: list[str], subset_docs: int, infolm_model: str | None, metrics: bool
+) -> None:
     """Score every input with whichever persona_metrics is importable; save the values to ``out`` (npz)."""
     import warnings
 
@@ -94,7 +106,41 @@ def child(out: Path, pens_dir: Path | None, distances: list[str], subset_docs: i
             refs, docs, ids, heads = ([col[i] for i in rows_kept] for col in (refs, docs, ids, heads))
             tag, lexical = f"pens_dir[:{subset_docs} docs]", []
         run(tag, refs, docs, ids, pens_models(refs, heads), lexical + neural)
+    if metrics:
+        values.update(other_metrics())
     np.savez(out, **values)
+
+
+def other_metrics() -> dict[str, np.ndarray]:
+    """persona_style, persona_quality, VERT and SummaryEval per-item values of the shipped samples (module doc)."""
+    from persona_metrics.persona.quality import score_quality
+    from persona_metrics.persona.style import score_style, split_samples
+    from persona_metrics.summary_eval import score_summary_eval
+    from persona_metrics.vert import score_vert
+
+    values: dict[str, np.ndarray] = {}
+    texts, personas = [], []
+    for persona in PERSONAS:
+        held = split_samples((ROOT / f"data/persona_heldout/{persona}.txt").read_text(encoding="utf-8"))
+        texts += held
+        personas += [persona] * len(held)
+    for method in ("jsd", "zscore"):
+        values[f"metrics|persona_style|{method}|style"] = np.array(score_style(texts, personas, method=method).scores)
+    rows = [json.loads(line) for line in (ROOT / "data/personalization_sample/sample.jsonl").open(encoding="utf-8")]
+    refs = [r["reference"] for r in rows]
+    for model in sorted(rows[0]["predictions"]):
+        preds = [r["predictions"][model] for r in rows]
+        cycled = [PERSONAS[i % len(PERSONAS)] for i in range(len(preds))]
+        quality = score_quality(preds, refs, cycled)
+        values[f"metrics|persona_quality|{model}|overall"] = np.asarray(quality.overall_quality, dtype=float)
+        values[f"metrics|persona_quality|{model}|bertscore"] = np.asarray(quality.content.bertscore_f1, dtype=float)
+        values[f"metrics|vert|{model}|vert"] = np.asarray(score_vert(preds, refs).vert, dtype=float)
+    cnndm = [json.loads(line) for line in (ROOT / "data/cnndm_sample/test.jsonl").open(encoding="utf-8")]
+    result = score_summary_eval([r["highlights"] for r in cnndm], [r["article"] for r in cnndm])
+    for field in ("completeness", "coherence"):
+        values[f"metrics|summary_eval|cnndm|{field}"] = np.asarray(getattr(result, field), dtype=float)
+    sys.stderr.write("  metrics\n")
+    return values
 
 
 def side(src: Path, out: Path, args: argparse.Namespace) -> None:
@@ -108,11 +154,13 @@ def side(src: Path, out: Path, args: argparse.Namespace) -> None:
         command += ["--pens-dir", str(args.pens_dir)]
     if args.infolm_model is not None:
         command += ["--infolm-model", args.infolm_model]
+    if not args.metrics:
+        command += ["--no-metrics"]
     sys.stderr.write(f"{src}:\n")
     subprocess.run(command, env=env, check=True)
 
 
-def compare(before: Path, after: Path) -> bool:
+def compare(before: Path, after: Path, exact: bool = False) -> bool:
     """Print one line per (input, distance) and whether the bounded ones hold."""
     old, new = np.load(before), np.load(after)
     if sorted(old.files) != sorted(new.files):
@@ -122,19 +170,19 @@ def compare(before: Path, after: Path) -> bool:
         tag, name, _, _ = key.split("|")
         groups.setdefault((tag, name), []).append(key)
     ok = True
-    print(f"{'input':28s} {'distance':10s} {'values':>7s} {'bit-identical':>14s} {'max |diff|':>11s}  verdict")
+    print(f"{'input':28s} {'distance / metric':17s} {'values':>7s} {'bit-identical':>14s} {'max |diff|':>11s}  verdict")
     for (tag, name), keys in sorted(groups.items()):
         x = np.concatenate([old[k] for k in keys])
         y = np.concatenate([new[k] for k in keys])
         same_nan = np.array_equal(np.isnan(x), np.isnan(y))
         diff = float(np.nanmax(np.abs(x - y))) if (~np.isnan(x)).any() else 0.0
-        bound = BOUND.get(name)
+        bound = 0.0 if exact else BOUND.get(name)
         verdict = (
             "printed only (float32 network)" if bound is None else ("ok" if same_nan and diff <= bound else "DIFFERS")
         )
         ok &= verdict != "DIFFERS"
         identical = bool(np.array_equal(x, y, equal_nan=True))
-        print(f"{tag:28s} {name:10s} {x.size:7d} {identical!s:>14s} {diff:11.2e}  {verdict}")
+        print(f"{tag:28s} {name:17s} {x.size:7d} {identical!s:>14s} {diff:11.2e}  {verdict}")
     return ok
 
 
@@ -146,12 +194,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--distance", nargs="+", default=[*LEXICAL, "bertscore"], choices=[*LEXICAL, *NEURAL])
     parser.add_argument("--subset-docs", type=int, default=300, help="documents of --pens-dir for neural distances")
     parser.add_argument("--infolm-model", help="a local masked LM for infolm (its default model is on the Hub)")
+    parser.add_argument("--exact", action="store_true", help="every value must be bit-identical (a refactor)")
+    parser.add_argument("--no-metrics", dest="metrics", action="store_false", help="PerSEval / DEGRESS only")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if "infolm" in args.distance and args.infolm_model is None:
         parser.error("infolm needs --infolm-model (a local masked language model directory)")
     if args.child is not None:
-        child(args.child, args.pens_dir, args.distance, args.subset_docs, args.infolm_model)
+        child(args.child, args.pens_dir, args.distance, args.subset_docs, args.infolm_model, args.metrics)
         return 0
     if args.rev is None:
         parser.error("give the revision to compare with")
@@ -164,8 +214,8 @@ def main(argv: list[str] | None = None) -> int:
             side(ROOT / "src", Path(tmp) / "after.npz", args)
             rev = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True,
                                  text=True, check=True).stdout.strip()  # fmt: skip
-            print(f"# per-summary PerSEval, DEGRESS and system scores: {args.rev} ({rev}) vs the working tree\n")
-            ok = compare(Path(tmp) / "before.npz", Path(tmp) / "after.npz")
+            print(f"# per-item values of every metric and system scores: {args.rev} ({rev}) vs the working tree\n")
+            ok = compare(Path(tmp) / "before.npz", Path(tmp) / "after.npz", args.exact)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
     print("\nsame values: " + ("OK" if ok else "NO"))
