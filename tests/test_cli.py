@@ -21,8 +21,8 @@ import pytest
 
 from persona_metrics import PersonaMetricsWarning
 from persona_metrics.cli import main
-from persona_metrics.commands.output import format_estimate, format_interval, format_score
 from persona_metrics.datasets.personalization import read_personalization_jsonl, shuffled_references
+from persona_metrics.formatting import format_estimate, format_score
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "personalization_sample" / "sample.jsonl"
@@ -95,7 +95,7 @@ def test_score_perseval_json_matches_the_library(capsys, direct_personalization)
 
 
 def test_score_perseval_table_is_the_leaderboard(capsys, direct_personalization) -> None:
-    from persona_metrics.significance import compare_personalization
+    from persona_metrics.personalization.comparison import compare_personalization
 
     code, out, _ = run_cli(capsys, "score", "perseval", SAMPLE)
     assert code == 0
@@ -389,8 +389,8 @@ def test_list_and_register(capsys) -> None:
 def test_pens_matches_the_library(capsys, tmp_path: Path) -> None:
     from persona_metrics.datasets.pens import BASELINES, baseline_predictions, load_pens
     from persona_metrics.personalization import PersonalizationScorer
+    from persona_metrics.personalization.comparison import compare_personalization
     from persona_metrics.personalization.stability import stability
-    from persona_metrics.significance import compare_personalization
 
     out = tmp_path / "out"
     code, report, _ = run_cli(capsys, "pens", PENS, "--out", out, "--bootstrap", "50", "--no-plot")
@@ -485,45 +485,6 @@ def test_stability_tables_report_each_statistic_once() -> None:
         "max_variance": 0.004,
         "signature": "sig",
     }
-
-
-# --- the number format ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [
-        (4.8e-12, "4.8e-12"),
-        (4.8137e-12, "4.81e-12"),
-        (4e-5, "4e-05"),
-        (0.0001, "0.0001"),
-        (1 / 10001, "0.0001"),
-        (0.020906, "0.0209"),
-        (0.999, "0.999"),
-        (0.99899, "0.999"),
-        (1.0, "1"),
-        (0.0, "0"),
-        (-0.0, "0"),
-        (-0.1428, "-0.143"),
-        (-4.8e-12, "-4.8e-12"),
-        (12.3456, "12.3"),
-        (np.float64(0.5), "0.5"),
-        (3, "3"),
-        (None, "—"),
-        (float("nan"), "—"),
-        (float("inf"), "inf"),
-    ],
-)
-def test_format_score(value, text: str) -> None:
-    assert format_score(value) == text
-
-
-def test_format_interval_and_estimate() -> None:
-    assert format_interval(4.433e-12, 5.192e-12) == "[4.43e-12, 5.19e-12]"
-    assert format_estimate(0.02091, 0.004764, 0.04406) == "0.0209 [0.00476, 0.0441]"
-    assert format_estimate(-0.5) == "-0.5"
-    with pytest.raises(TypeError, match="a score must be a real number"):
-        format_score("0.5")
-    with pytest.raises(TypeError, match="a score must be a real number"):
-        format_score(True)
 
 
 # --- cnndm -----------------------------------------------------------------------------------------------------

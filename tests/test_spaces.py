@@ -28,7 +28,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from persona_metrics import METRICS
-from persona_metrics.commands.output import format_score
+from persona_metrics.formatting import format_score
 from persona_metrics.integrations.app_support import (
     PERSONALIZATION_COLUMNS,
     PERSONALIZATION_EXAMPLE,

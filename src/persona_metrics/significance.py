@@ -11,27 +11,24 @@ quality) give two aligned arrays ``a`` and ``b`` of per-unit scores; a system sc
   difference of means;
 * :func:`bootstrap_interval`: the 95 % percentile interval of one mean under resampling of units (the document
   bootstrap of ``docs/perseval.md`` §8.1, and the item bootstrap of persona quality and persona style);
-* :func:`compare_personalization` and :func:`compare_quality`: the tests on two results of the library, which
-  pick the per-document or per-item arrays.
+* the tests on two results of the library live beside the results:
+  :func:`persona_metrics.personalization.comparison.compare_personalization` (per-document arrays) and
+  :func:`persona_metrics.persona.comparison.compare_quality` (per-item arrays).
 
 Every function validates its input (equal lengths, at least one unit, finite values, ``n_resamples >= 1``) and
 raises ``ValueError`` / ``TypeError`` naming the argument (and the index of a non-finite value). Nothing here
-reads or writes text: callers format the numbers.
+reads or writes text: callers format the numbers (:func:`persona_metrics.formatting.comparison_text`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from persona_metrics.validation import describe
-
-if TYPE_CHECKING:
-    from persona_metrics.persona.quality import QualityResult
-    from persona_metrics.personalization.scorer import PersonalizationResult
 
 #: Resamples of the permutation test unless told (its p-value cannot go below 1/10001).
 DEFAULT_PERMUTATION_RESAMPLES = 10_000
@@ -179,25 +176,6 @@ class PairedTest:
     def as_dict(self) -> dict[str, Any]:
         """Every field as plain Python values (``None`` for an interval the test does not give)."""
         return asdict(self)
-
-    def describe(self, name_a: str = "A", name_b: str = "B") -> str:
-        """One line for a report, e.g. ``"oracle > lead (Δ = 0.999, p = 0.0001, permutation, 10000 resamples)"``.
-
-        Numbers use :func:`persona_metrics.commands.output.format_score` (3 significant digits).
-
-        Args:
-            name_a: the name of system A.
-            name_b: the name of system B.
-        """
-        from persona_metrics.commands.output import format_interval, format_score
-
-        relation = ">" if self.difference > 0 else "<" if self.difference < 0 else "="
-        draws = f"exact over {self.n_resamples} sign patterns" if self.exact else f"{self.n_resamples} resamples"
-        interval = "" if self.ci_low is None else f", 95% CI {format_interval(self.ci_low, self.ci_high)}"
-        return (
-            f"{name_a} {relation} {name_b} (Δ = {format_score(self.difference)}, p = {format_score(self.p_value)}"
-            f"{interval}, {self.method}, {draws})"
-        )
 
 
 # --- the tests -------------------------------------------------------------------------------------------
@@ -427,96 +405,12 @@ def bootstrap_intervals(
     return out
 
 
-# --- results of the library ------------------------------------------------------------------------------
-#: Per-document values of a personalization result the comparison can test (their means are the system scores).
-PERSONALIZATION_MEASURES: tuple[str, ...] = ("perseval", "degress")
-
-
-def compare_personalization(
-    a: PersonalizationResult,
-    b: PersonalizationResult,
-    measure: str = "perseval",
-    *,
-    method: str = "permutation",
-    n_resamples: int | None = None,
-    seed: int = 0,
-) -> PairedTest:
-    """Paired test of two personalization results on their per-document PerSEval or DEGRESS.
-
-    A system's PerSEval and DEGRESS are means over the scored documents of per-document means (eqs. 2 and 7),
-    so the documents are the units: ``mean_a`` is ``a.perseval`` (or ``a.degress``).
-
-    Args:
-        a: system A, scored on the same documents as ``b`` (e.g. by one ``PersonalizationScorer``).
-        b: system B.
-        measure: ``"perseval"`` (default) or ``"degress"``.
-        method: ``"permutation"`` (default) or ``"bootstrap"``.
-        n_resamples: resamples; ``None`` = the method's default.
-        seed: seed of the resamples.
-
-    Returns:
-        The :class:`PairedTest`, units in ``a``'s document order.
-
-    Raises:
-        ValueError: an unknown ``measure`` or ``method``, or scored documents that differ (some named).
-    """
-    if measure not in PERSONALIZATION_MEASURES:
-        raise ValueError(f"measure must be one of {list(PERSONALIZATION_MEASURES)}, got {measure!r}")
-    per_a, per_b = a.per_document(measure), b.per_document(measure)
-    if per_a.keys() != per_b.keys():
-        only_a = [k for k in per_a if k not in per_b]
-        only_b = [k for k in per_b if k not in per_a]
-        raise ValueError(
-            f"a and b were scored on different documents: {len(only_a)} only in a (e.g. {only_a[:3]!r}), "
-            f"{len(only_b)} only in b (e.g. {only_b[:3]!r}); score both on the same data"
-        )
-    values_b = [per_b[key] for key in per_a]
-    return paired_test(list(per_a.values()), values_b, method=method, n_resamples=n_resamples, seed=seed)
-
-
-def compare_quality(
-    a: QualityResult,
-    b: QualityResult,
-    component: str = "overall_quality",
-    *,
-    method: str = "permutation",
-    n_resamples: int | None = None,
-    seed: int = 0,
-) -> PairedTest:
-    """Paired test of two persona-quality results on the per-item values of one component.
-
-    Args:
-        a: system A, scored on the same items (same references and personas, same order) as ``b``.
-        b: system B.
-        component: ``"overall_quality"`` (default) or another key of ``QualityResult.components()``.
-        method: ``"permutation"`` (default) or ``"bootstrap"``.
-        n_resamples: resamples; ``None`` = the method's default.
-        seed: seed of the resamples.
-
-    Returns:
-        The :class:`PairedTest` over the items.
-
-    Raises:
-        ValueError: an unknown component (the known ones named), different numbers of items, or a bad method.
-    """
-    parts_a, parts_b = a.components(), b.components()
-    if component not in parts_a or component not in parts_b:
-        raise ValueError(f"component must be one of {sorted(set(parts_a) & set(parts_b))}, got {component!r}")
-    if len(parts_a[component]) != len(parts_b[component]):
-        raise ValueError(
-            f"a has {len(parts_a[component])} items but b has {len(parts_b[component])}; "
-            "score both systems on the same items"
-        )
-    return paired_test(parts_a[component], parts_b[component], method=method, n_resamples=n_resamples, seed=seed)
-
-
 __all__ = [
     "DEFAULT_BOOTSTRAP_RESAMPLES",
     "DEFAULT_BOOTSTRAP_SEED",
     "DEFAULT_PERMUTATION_RESAMPLES",
     "METHODS",
     "PERCENTILES",
-    "PERSONALIZATION_MEASURES",
     "TIE_TOLERANCE",
     "PairedTest",
     "bootstrap_interval",
@@ -526,8 +420,6 @@ __all__ = [
     "check_resamples",
     "check_seed",
     "check_units",
-    "compare_personalization",
-    "compare_quality",
     "paired_bootstrap_test",
     "paired_permutation_test",
     "paired_test",

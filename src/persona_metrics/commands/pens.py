@@ -14,17 +14,15 @@ from persona_metrics.commands.output import (
     add_significance_argument,
     check_resamples_option,
     command_parser,
-    comparison_text,
     csv_text,
     emit,
-    format_estimate,
-    format_score,
     input_errors,
     json_text,
     jsonl_text,
     markdown_table,
     write_text,
 )
+from persona_metrics.formatting import comparison_text, format_estimate, format_score
 from persona_metrics.validation import require
 
 if TYPE_CHECKING:
@@ -224,7 +222,7 @@ def adjacent_tests(
 
     ``resamples`` 0 means no test (an empty list).
     """
-    from persona_metrics.significance import compare_personalization
+    from persona_metrics.personalization.comparison import compare_personalization
 
     if not resamples:
         return []

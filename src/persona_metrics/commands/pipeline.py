@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from persona_metrics.commands.output import command_parser, emit, format_score, input_errors
+from persona_metrics.commands.output import command_parser, emit, input_errors
+from persona_metrics.formatting import format_score
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -22,10 +22,7 @@ from persona_metrics.commands.output import (
     check_option_names,
     check_resamples_option,
     command_parser,
-    comparison_text,
     emit,
-    format_estimate,
-    format_score,
     input_errors,
     item_rows,
     jsonl_text,
@@ -35,6 +32,7 @@ from persona_metrics.commands.output import (
     render_rows,
     write_text,
 )
+from persona_metrics.formatting import comparison_text, format_estimate, format_score
 
 if TYPE_CHECKING:
     from persona_metrics.datasets.personalization import PersonalizationSample
@@ -195,7 +193,7 @@ def adjacent_tests(
 
     ``resamples`` 0 means no test (an empty mapping).
     """
-    from persona_metrics.significance import compare_personalization
+    from persona_metrics.personalization.comparison import compare_personalization
 
     if not resamples:
         return {}
@@ -257,9 +255,9 @@ def score_personalization_file(
 ) -> Report:
     """The perseval / degress leaderboard of a personalization JSON-lines file, ranked by ``metric``.
 
-    Each pair of adjacent ranks is compared with :func:`persona_metrics.significance.compare_personalization`
-    on the per-document values of ``metric`` (``significance_resamples`` 0: no test), seeded by the ``seed``
-    option.
+    Each pair of adjacent ranks is compared with
+    :func:`persona_metrics.personalization.comparison.compare_personalization` on the per-document values of
+    ``metric`` (``significance_resamples`` 0: no test), seeded by the ``seed`` option.
     """
     from persona_metrics.datasets.personalization import read_personalization_jsonl
 

@@ -2,8 +2,8 @@
 
 UI only: every number an app shows comes from the metric's ``evaluate`` module (system, per-item and
 per-document values alike); nothing here computes or averages a score. Every score shown as text goes through
-:func:`format_score` (the CLI's one number format: 3 significant digits, so 4e-05 does not read as 0).
-gradio and matplotlib (the ``demo`` extra) are imported on first use.
+:func:`format_score` (:mod:`persona_metrics.formatting`, the one number format of the CLI and the apps: 3
+significant digits, so 4e-05 does not read as 0). gradio and matplotlib (the ``demo`` extra) are imported on first use.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from persona_metrics.commands.output import format_cell
-from persona_metrics.commands.output import format_score as format_score  # the apps format with it
+from persona_metrics.formatting import format_cell
+from persona_metrics.formatting import format_score as format_score  # the apps format with it
 
 logger = logging.getLogger(__name__)
 

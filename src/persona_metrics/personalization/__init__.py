@@ -4,11 +4,13 @@
   and :func:`~persona_metrics.personalization.formulas.aggregate`, the system reduction (eqs. 2 and 7);
 * :mod:`~persona_metrics.personalization.params`: :class:`PersevalParams`, the validated hyper-parameters;
 * :mod:`~persona_metrics.personalization.scorer`: grouping, distance calls and the result objects;
+* :mod:`~persona_metrics.personalization.comparison`: the paired test of two results on their per-document values;
 * :mod:`~persona_metrics.personalization.stability`: rank stability of a leaderboard under subsampling.
 
 The public names are re-exported here: ``from persona_metrics.personalization import score_personalization``.
 """
 
+from persona_metrics.personalization.comparison import PERSONALIZATION_MEASURES, compare_personalization
 from persona_metrics.personalization.formulas import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
@@ -54,6 +56,7 @@ __all__ = [
     "DEGRESS_EPSILON",
     "PENALTY_SLOPE_EXPONENT",
     "PERSEVAL_EPSILON",
+    "PERSONALIZATION_MEASURES",
     "PER_SUMMARY_NAMES",
     "SYSTEM_NAMES",
     "DocumentGroup",
@@ -67,6 +70,7 @@ __all__ = [
     "aggregate",
     "bootstrap_interval",
     "check_options",
+    "compare_personalization",
     "custom_sigmoid",
     "degress_scores",
     "document_means",
