@@ -9,16 +9,12 @@ from persona_metrics.personalization import (
     DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_P_ACC_ALPHA,
     DEFAULT_P_ACC_BETA,
+    DistanceChoice,
     PersevalParams,
-    check_options,
     score_personalization,
 )
-from persona_metrics.validation import check_ids, check_mapping
 
 warn_if_stale("degress", __file__)
-
-#: Options checked by the library before scoring (``check_option_values``).
-_CHECKED = ("distance", "distance_options", "p_acc_alpha", "p_acc_beta", "bootstrap", "seed")
 
 _CITATION = """\
 @inproceedings{vansh2023egises,
@@ -86,6 +82,9 @@ class Degress(ValidatedTextInputs, evaluate.Metric):
 
     _text_fields = ("predictions", "references", "documents")
     _empty_ok = ("predictions",)
+    _id_options = ("document_ids",)
+    _params = (DistanceChoice, PersevalParams)  # their fields are the options below, checked before scoring
+    _params_not_taken = ("alpha", "beta", "gamma")  # EDP's: degress does not report PerSEval
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -101,12 +100,6 @@ class Degress(ValidatedTextInputs, evaluate.Metric):
                 "https://arxiv.org/abs/2407.00453",
             ],
         )
-
-    def _check_values(self, options):
-        if options.get("distance_options") is not None:
-            check_mapping("distance_options", options["distance_options"])
-        check_options(**{k: v for k, v in options.items() if k in _CHECKED})
-        check_ids(options.get("document_ids"))
 
     def _compute(
         self,

@@ -10,16 +10,12 @@ from persona_metrics.personalization import (
     DEFAULT_BETA,
     DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_GAMMA,
+    DistanceChoice,
     PersevalParams,
-    check_options,
     score_personalization,
 )
-from persona_metrics.validation import check_ids, check_mapping
 
 warn_if_stale("perseval", __file__)
-
-#: Options checked by the library before scoring (``check_option_values``).
-_CHECKED = ("distance", "distance_options", "alpha", "beta", "gamma", "bootstrap", "seed")
 
 _CITATION = """\
 @article{dasgupta2024perseval,
@@ -87,6 +83,9 @@ class Perseval(ValidatedTextInputs, evaluate.Metric):
 
     _text_fields = ("predictions", "references", "documents")
     _empty_ok = ("predictions",)
+    _id_options = ("document_ids",)
+    _params = (DistanceChoice, PersevalParams)  # their fields are the options below, checked before scoring
+    _params_not_taken = ("p_acc_alpha", "p_acc_beta")  # perseval does not report P-Acc
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -102,12 +101,6 @@ class Perseval(ValidatedTextInputs, evaluate.Metric):
                 "https://aclanthology.org/2023.findings-emnlp.169",
             ],
         )
-
-    def _check_values(self, options):
-        if options.get("distance_options") is not None:
-            check_mapping("distance_options", options["distance_options"])
-        check_options(**{k: v for k, v in options.items() if k in _CHECKED})
-        check_ids(options.get("document_ids"))
 
     def _compute(
         self,

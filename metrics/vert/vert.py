@@ -7,13 +7,10 @@ from persona_metrics.integrations.registry import warn_if_stale
 from persona_metrics.vert import score_vert
 from persona_metrics.vert.encoders import WORDLLAMA
 from persona_metrics.vert.formulas import DEFAULT_ALPHA, DEFAULT_MAX_WMD
-from persona_metrics.vert.scorer import check_vert_options
+from persona_metrics.vert.params import VertParams
 from persona_metrics.vert.vectors import GLOVE_6B_50D
 
 warn_if_stale("vert", __file__)
-
-#: Options checked by the library before scoring (``check_option_values``).
-_CHECKED = ("encoder", "word_vectors", "alpha", "max_wmd", "clip_negative_sim")
 
 _CITATION = """\
 @article{krantz2018abstractive,
@@ -79,10 +76,8 @@ Examples:
 class Vert(ValidatedReferenceLists, evaluate.Metric):
     """VERT as an evaluate metric (a thin shell over ``persona_metrics.vert``)."""
 
+    _params = (VertParams,)  # its fields are the options below, checked before anything is scored
     _extra = "vert"  # POT, WordLlama and GloVe: a load without the extra fails at once, naming it
-
-    def _check_values(self, options):
-        check_vert_options(**{k: v for k, v in options.items() if k in _CHECKED})
 
     def _info(self):
         return evaluate.MetricInfo(

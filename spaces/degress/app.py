@@ -5,19 +5,21 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from persona_metrics.distances import DEFAULT_DISTANCE, DISTANCES
+from persona_metrics.distances import DISTANCES
 from persona_metrics.integrations.app_support import (
     PERSONALIZATION_HOWTO,
     format_score,
     formatted_table,
     load_metric,
+    option_dropdown,
+    option_slider,
     personalization_figure,
     personalization_table,
     results_section,
     score_personalization_table,
     user_errors,
 )
-from persona_metrics.personalization import DEFAULT_P_ACC_ALPHA, DEFAULT_P_ACC_BETA
+from persona_metrics.personalization import DistanceChoice, PersevalParams
 
 metric = load_metric(__file__, "degress")
 
@@ -47,9 +49,9 @@ def score(
 with gr.Blocks(title="DEGRESS") as demo:
     gr.Markdown("# DEGRESS: does the summarizer respond to its readers?\n" + PERSONALIZATION_HOWTO)
     with gr.Row():
-        distance = gr.Dropdown(list(DISTANCES), value=DEFAULT_DISTANCE, label="Distance σ")
-        p_acc_alpha = gr.Slider(0.05, 1.0, value=DEFAULT_P_ACC_ALPHA, step=0.05, label="P-Acc α (eq. 3), in (0, 1]")
-        p_acc_beta = gr.Slider(0.0, 1.0, value=DEFAULT_P_ACC_BETA, step=0.05, label="P-Acc β (eq. 3), in [0, 1]")
+        distance = option_dropdown(DistanceChoice, "distance", list(DISTANCES))
+        p_acc_alpha = option_slider(PersevalParams, "p_acc_alpha")
+        p_acc_beta = option_slider(PersevalParams, "p_acc_beta")
     table = personalization_table()
     results_section(
         __file__,

@@ -5,19 +5,21 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from persona_metrics.distances import DEFAULT_DISTANCE, DISTANCES
+from persona_metrics.distances import DISTANCES
 from persona_metrics.integrations.app_support import (
     PERSONALIZATION_HOWTO,
     format_score,
     formatted_table,
     load_metric,
+    option_dropdown,
+    option_slider,
     personalization_figure,
     personalization_table,
     results_section,
     score_personalization_table,
     user_errors,
 )
-from persona_metrics.personalization import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMMA
+from persona_metrics.personalization import DistanceChoice, PersevalParams
 
 metric = load_metric(__file__, "perseval")
 
@@ -49,11 +51,11 @@ def score(
 with gr.Blocks(title="PerSEval") as demo:
     gr.Markdown("# PerSEval: how personalized are the summaries?\n" + PERSONALIZATION_HOWTO)
     with gr.Row():
-        distance = gr.Dropdown(list(DISTANCES), value=DEFAULT_DISTANCE, label="Distance σ")
-        beta = gr.Slider(0.1, 5.0, value=DEFAULT_BETA, step=0.1, label="β (EDP sigmoid, eq. 6)")
+        distance = option_dropdown(DistanceChoice, "distance", list(DISTANCES))
+        beta = option_slider(PersevalParams, "beta")
     with gr.Accordion("More PerSEval parameters", open=False), gr.Row():
-        alpha = gr.Slider(0.5, 10.0, value=DEFAULT_ALPHA, step=0.5, label="α (EDP sigmoid, eq. 6)")
-        gamma = gr.Slider(0.5, 10.0, value=DEFAULT_GAMMA, step=0.5, label="γ (ADP / ACP sigmoid, eqs. 4–5)")
+        alpha = option_slider(PersevalParams, "alpha")
+        gamma = option_slider(PersevalParams, "gamma")
     table = personalization_table()
     results_section(
         __file__,

@@ -10,13 +10,16 @@ from persona_metrics.integrations.app_support import (
     formatted_table,
     input_table,
     load_metric,
+    option_dropdown,
+    option_slider,
     results_section,
     short,
     table_columns,
     user_errors,
     word_alignment_figure,
 )
-from persona_metrics.vert import DEFAULT_ALPHA, DEFAULT_MAX_WMD, ENCODER_NAMES, WORDLLAMA
+from persona_metrics.vert import ENCODER_NAMES
+from persona_metrics.vert.params import VertParams
 
 metric = load_metric(__file__, "vert")
 
@@ -55,7 +58,7 @@ def score(table: pd.DataFrame, encoder: str, alpha: float) -> tuple[dict, str, p
     per = out["per_item"]
     summary = (
         f"### VERT: {format_score(out['vert'])} (mean over {len(per['vert'])} pairs)\n"
-        f"VERT = ½ · (1 + sim − min(WMD, {DEFAULT_MAX_WMD:g}) / α) with α = {alpha:g}; mean sim "
+        f"VERT = ½ · (1 + sim − min(WMD, {VertParams.default('max_wmd'):g}) / α) with α = {alpha:g}; mean sim "
         f"{format_score(out['sim'])} (cosine, {ENCODER_TEXT[encoder]}), mean WMD {format_score(out['wmd'])} "
         "(word mover's distance "
         "on GloVe 6B 50d, stopwords and unknown words dropped, capped). 1 = identical; higher is better."
@@ -83,8 +86,8 @@ with gr.Blocks(title="VERT") as demo:
         "prediction is allowed), choose the encoder and press **Compute**."
     )
     with gr.Row():
-        encoder = gr.Dropdown(list(ENCODER_NAMES), value=WORDLLAMA, label="Sentence encoder (sim)")
-        alpha = gr.Slider(1.0, 10.0, value=DEFAULT_ALPHA, step=0.5, label="α (divisor of the capped WMD)")
+        encoder = option_dropdown(VertParams, "encoder", list(ENCODER_NAMES))
+        alpha = option_slider(VertParams, "alpha")
     table = input_table(EXAMPLE, COLUMNS, "Pairs", column_widths=["50%", "50%"])
     results_section(
         __file__,

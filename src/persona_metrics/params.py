@@ -166,4 +166,9 @@ class Params:
         return {n: getattr(self, n) for n in self.names() if getattr(self, n) != self.default(n)}
 
 
-__all__ = ["Interval", "Params", "Spec", "option"]
+def option_names(params: Sequence[type[Params]]) -> tuple[str, ...]:
+    """The option names of several params classes, in order (for an entry point that takes all their fields)."""
+    return tuple(name for cls in params for name in cls.names())
+
+
+__all__ = ["Interval", "Params", "Spec", "option", "option_names"]

@@ -33,6 +33,9 @@ from persona_metrics.commands.output import (
     write_text,
 )
 from persona_metrics.formatting import comparison_text, format_estimate, format_score
+from persona_metrics.params import Params, option_names
+from persona_metrics.personalization.params import DistanceChoice, PersevalParams
+from persona_metrics.vert.params import VertParams
 
 if TYPE_CHECKING:
     from persona_metrics.datasets.personalization import PersonalizationSample
@@ -42,22 +45,17 @@ if TYPE_CHECKING:
 NAME = "score"
 HELP = "score a JSON-lines file with one metric (perseval, degress, persona_style, persona_quality, vert)"
 
-#: The options of a perseval / degress leaderboard (it reports PerSEval, DEGRESS and P-Acc together).
-_PERSONALIZATION_OPTIONS = (
-    "distance",
-    "distance_options",
-    "alpha",
-    "beta",
-    "gamma",
-    "p_acc_alpha",
-    "p_acc_beta",
-    "bootstrap",
-    "seed",
-)
+#: The params classes behind each metric's ``-o KEY=VALUE`` options: those of its evaluate module (``_params``).
+#: A perseval / degress leaderboard reports PerSEval, DEGRESS and P-Acc together, so both take every field.
+PARAMS: dict[str, tuple[type[Params], ...]] = {
+    "perseval": (DistanceChoice, PersevalParams),
+    "degress": (DistanceChoice, PersevalParams),
+    "vert": (VertParams,),
+}
 #: ``-o KEY=VALUE`` names per metric: as in ``evaluate.load(METRIC).compute`` (see each metric's card).
 OPTIONS: dict[str, tuple[str, ...]] = {
-    "perseval": _PERSONALIZATION_OPTIONS,
-    "degress": _PERSONALIZATION_OPTIONS,
+    "perseval": option_names(PARAMS["perseval"]),
+    "degress": option_names(PARAMS["degress"]),
     "persona_style": ("method", "persona_dir", "persona_samples", "centroid_cache", "bootstrap", "seed"),
     "persona_quality": (
         "bertscore_model",
@@ -74,21 +72,24 @@ OPTIONS: dict[str, tuple[str, ...]] = {
         "bootstrap",
         "seed",
     ),
-    "vert": ("encoder", "word_vectors", "alpha", "max_wmd", "clip_negative_sim"),
+    "vert": option_names(PARAMS["vert"]),
 }
 #: Bootstrap resamples of the perseval / degress leaderboards unless ``-o bootstrap=N`` (the library's default is 0).
 DEFAULT_BOOTSTRAP = 1000
 
 
 def _option_lines() -> str:
-    """The option names of each metric, wrapped for ``--help``."""
-    groups = {"perseval, degress": OPTIONS["perseval"]} | {
-        m: OPTIONS[m] for m in ("persona_style", "persona_quality", "vert")
-    }
-    return "\n".join(
-        textwrap.fill(", ".join(names), width=112, initial_indent=f"  {label:<19}", subsequent_indent=" " * 21)
-        for label, names in groups.items()
-    )
+    """Each metric's options for ``--help``: one line per option (default, allowed values, help) from its params."""
+    groups = {"perseval, degress": "perseval"} | {m: m for m in OPTIONS if m not in ("perseval", "degress")}
+    lines = []
+    for label, metric in groups.items():
+        lines.append(f"  {label}:")
+        if metric in PARAMS:
+            helps = [line for params in PARAMS[metric] for line in params.help_lines()]
+        else:
+            helps = [", ".join(OPTIONS[metric])]
+        lines += [textwrap.fill(h, width=112, initial_indent="    ", subsequent_indent="      ") for h in helps]
+    return "\n".join(lines)
 
 
 DESCRIPTION = f"""Score FILE with METRIC and print the result and its signature.
@@ -167,21 +168,14 @@ def _score_systems(
 ) -> tuple[dict[str, PersonalizationResult], list[str], int]:
     """Every system of the leaderboard scored on one :class:`PersonalizationScorer`, the data notes and the seed."""
     from persona_metrics.datasets.personalization import leaderboard_systems
-    from persona_metrics.distances import DEFAULT_DISTANCE
-    from persona_metrics.personalization import PersevalParams, PersonalizationScorer
+    from persona_metrics.personalization import PersonalizationScorer
 
-    params_options = {k: v for k, v in options.items() if k not in ("distance", "distance_options")}
+    distance, params_options = DistanceChoice.split(options)
     params_options.setdefault("bootstrap", DEFAULT_BOOTSTRAP)
     with input_errors(TypeError):
         params = PersevalParams(**params_options)
     with captured_notes() as notes, input_errors(TypeError):
-        scorer = PersonalizationScorer(
-            sample.references,
-            sample.documents,
-            sample.document_ids,
-            distance=options.get("distance", DEFAULT_DISTANCE),
-            distance_options=options.get("distance_options"),
-        )
+        scorer = PersonalizationScorer(sample.references, sample.documents, sample.document_ids, **distance)
         results = {name: scorer.score(preds, params=params) for name, preds in leaderboard_systems(sample).items()}
     return results, notes, params.seed
 

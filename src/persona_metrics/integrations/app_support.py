@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any, TypeVar
 
 from persona_metrics.formatting import format_cell
 from persona_metrics.formatting import format_score as format_score  # the apps format with it
+from persona_metrics.params import Params
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +127,45 @@ def input_table(rows: Sequence[Sequence[str]], columns: Sequence[str], label: st
         label=label,
         **options,
     )
+
+
+def option_slider(params: type[Params], name: str) -> Any:
+    """A slider for option ``name`` of ``params``: its default, its bounds and its help, from the params object.
+
+    The bounds and step are the option's Space window (``display``), or its finite interval in 20 steps.
+
+    Raises:
+        ValueError: the option has neither a window nor a finite interval.
+    """
+    import gradio as gr
+
+    spec = params.spec(name)
+    if spec.display is not None:
+        low, high, step = spec.display
+    elif spec.interval is not None and all(map(math.isfinite, spec.interval[:2])):
+        low, high = spec.interval[:2]
+        step = 1 if spec.integer else (high - low) / 20
+    else:
+        raise ValueError(f"{params.__name__}.{name} has no display window or finite interval for a slider")
+    return gr.Slider(low, high, value=params.default(name), step=step, label=name, info=spec.help)
+
+
+def option_dropdown(params: type[Params], name: str, choices: Sequence[str] | None = None) -> Any:
+    """A dropdown for option ``name`` of ``params``: its default and help; its allowed values unless ``choices``.
+
+    ``choices`` names what the Space offers where the option takes more than a list (a registry's names, where
+    paths or objects are allowed too).
+
+    Raises:
+        ValueError: no choices given and the option has no list of allowed values.
+    """
+    import gradio as gr
+
+    spec = params.spec(name)
+    offered = list(choices if choices is not None else spec.choices or ())
+    if not offered:
+        raise ValueError(f"{params.__name__}.{name} has no allowed values to offer; pass choices")
+    return gr.Dropdown(offered, value=params.default(name), label=name, info=spec.help)
 
 
 def results_section(

@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from persona_metrics.params import Params, option_names
 from persona_metrics.validation import check_bool, check_ids, check_reference_lists, check_texts, require_extra
 
 
@@ -26,14 +27,25 @@ class ValidatedTextInputs:
     through :func:`~persona_metrics.validation.check_texts` (None fields, containers converted once to plain
     lists, item types, empty texts, lone surrogates), per-item id options (``document_ids``) through
     :func:`~persona_metrics.validation.check_ids`, option names through :meth:`check_option_names` and option
-    values through :meth:`check_option_values` (``return_*`` flags here, the rest by the metric's
-    :meth:`_check_values`, which calls the library's own checks), all before evaluate writes anything.
+    values through :meth:`check_option_values` (``return_*`` flags here, the rest by building the metric's
+    params objects, :attr:`_params`, with the library's own checks), all before evaluate writes anything.
+
+    The module's options are facts of its params classes (:mod:`persona_metrics.params`): every field of
+    ``_params`` (less ``_params_not_taken``) is a ``_compute`` keyword with the field's default, and every other
+    ``_compute`` keyword is a text field, an id option (``_id_options``) or a ``return_*`` flag
+    (``tests/test_option_facts.py`` checks every bundled module). The training hook, the distributed classes and
+    the CLI read the same facts.
     """
 
     _text_fields: tuple[str, ...] = ("predictions", "references")
     _empty_ok: tuple[str, ...] = ("predictions",)
     #: Compute options that hold one value per item (converted to a plain list and checked like the texts).
-    _id_options: tuple[str, ...] = ("document_ids",)
+    _id_options: tuple[str, ...] = ()
+    #: The params classes whose fields are the module's compute options; each is built from the options given.
+    _params: tuple[type[Params], ...] = ()
+    #: Fields of ``_params`` that do not change this module's numbers and so are not its options (P-Acc's α and β
+    #: for ``perseval``, which does not report P-Acc).
+    _params_not_taken: tuple[str, ...] = ()
     #: The install extra every use of the module needs (``"neural"``, ``"vert"``), checked when it is loaded.
     _extra: str | None = None
 
@@ -47,13 +59,19 @@ class ValidatedTextInputs:
             require_extra(type(self).__module__.rpartition(".")[2], self._extra)  # the script's name: the metric's
         super().__init__(*args, **kwargs)
 
+    @classmethod
+    def param_options(cls) -> tuple[str, ...]:
+        """The compute options that are fields of :attr:`_params` (less ``_params_not_taken``), in declaration order."""
+        return tuple(name for name in option_names(cls._params) if name not in cls._params_not_taken)
+
     def check_option_values(self, **options: Any) -> None:
         """Check the values of compute options before any data is scored.
 
         Run by :meth:`compute` and, when they are built, by the training hook and the distributed metric classes,
-        so a bad value fails at once and the same way everywhere. ``return_*`` flags must be bools; the
-        metric's own checks (:meth:`_check_values`: the library's validators) run on the rest. Names are not
-        checked here (evaluate rejects unknown options; the hook checks them against ``_compute``).
+        so a bad value fails at once and the same way everywhere. ``return_*`` flags must be bools, id options
+        lists of ids; each params class of :attr:`_params` is built from the options that are its fields (its own
+        checks and messages). Names are not checked here (evaluate rejects unknown options; the hook checks them
+        against ``_compute``).
 
         Raises:
             TypeError / ValueError: a bad value, naming the option.
@@ -61,6 +79,10 @@ class ValidatedTextInputs:
         for key, value in options.items():
             if key.startswith("return_"):
                 check_bool(key, value)
+        for key in self._id_options:
+            check_ids(options.get(key), key)
+        for params in self._params:
+            params(**params.split(options)[0])
         self._check_values(options)
 
     def check_option_names(self, options: Any) -> None:
@@ -78,7 +100,7 @@ class ValidatedTextInputs:
             raise TypeError(f"unknown option(s) {unknown} for this metric; its options are {known}")
 
     def _check_values(self, options: dict[str, Any]) -> None:
-        """The metric's option checks (subclasses call the library's validators); none by default."""
+        """Checks of options that are not params fields (a module with such options); none by default."""
 
     def compute(self, **kwargs: Any) -> Any:
         """Check the options' values (:meth:`check_option_values`), then compute as evaluate does.

@@ -2,7 +2,8 @@
 
 * :mod:`~persona_metrics.personalization.formulas`: the paper's equations as pure functions of distance arrays,
   and :func:`~persona_metrics.personalization.formulas.aggregate`, the system reduction (eqs. 2 and 7);
-* :mod:`~persona_metrics.personalization.params`: :class:`PersevalParams`, the validated hyper-parameters;
+* :mod:`~persona_metrics.personalization.params`: :class:`DistanceChoice` and :class:`PersevalParams`, the
+  validated options;
 * :mod:`~persona_metrics.personalization.scorer`: grouping, distance calls and the result objects;
 * :mod:`~persona_metrics.personalization.comparison`: the paired test of two results on their per-document values;
 * :mod:`~persona_metrics.personalization.stability`: rank stability of a leaderboard under subsampling.
@@ -32,7 +33,7 @@ from persona_metrics.personalization.formulas import (
     edp_scores,
     p_accuracy,
 )
-from persona_metrics.personalization.params import PersevalParams
+from persona_metrics.personalization.params import DistanceChoice, PersevalParams, resolve_distance
 from persona_metrics.personalization.scorer import (
     PER_SUMMARY_NAMES,
     SYSTEM_NAMES,
@@ -40,9 +41,7 @@ from persona_metrics.personalization.scorer import (
     DocumentScores,
     PersonalizationResult,
     PersonalizationScorer,
-    check_options,
     group_documents,
-    resolve_distance,
     score_personalization,
 )
 
@@ -59,6 +58,7 @@ __all__ = [
     "PERSONALIZATION_MEASURES",
     "PER_SUMMARY_NAMES",
     "SYSTEM_NAMES",
+    "DistanceChoice",
     "DocumentGroup",
     "DocumentScores",
     "Penalties",
@@ -69,7 +69,6 @@ __all__ = [
     "accuracy_similarity",
     "aggregate",
     "bootstrap_interval",
-    "check_options",
     "compare_personalization",
     "custom_sigmoid",
     "degress_scores",

@@ -1,8 +1,8 @@
-"""The hyper-parameters of DEGRESS / P-Acc / PerSEval as one validated object.
+"""The options of DEGRESS / P-Acc / PerSEval as validated objects: the distance σ and the hyper-parameters.
 
 Every entry point (the library functions, the ``degress`` and ``perseval`` evaluate modules, the CLI, the hooks
-and the Spaces) builds a :class:`PersevalParams`, so a bad value fails the same way everywhere, before any
-distance is computed. Ranges (``docs/perseval.md`` §6 and the hyper-parameter table):
+and the Spaces) builds a :class:`DistanceChoice` and a :class:`PersevalParams`, so a bad value fails the same way
+everywhere, before any distance is computed. Ranges (``docs/perseval.md`` §6 and the hyper-parameter table):
 
 * ``alpha`` (EDP offset α, eq. 6), ``beta`` (EDP slope β, eq. 6), ``gamma`` (ADP / ACP offset γ, eqs. 4–5): in
   (0, 300] (the paper recommends α ≥ 3, β ≥ 1 and γ ≥ 4 and reports α = 3, β = 1.7, γ = 4). They are exponents
@@ -19,8 +19,11 @@ refused with the parameter named (``persona_metrics.validation.check_number``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from persona_metrics.distances import DEFAULT_DISTANCE, Distance, get_distance
 from persona_metrics.params import Params, option
 from persona_metrics.personalization.formulas import (
     DEFAULT_ALPHA,
@@ -32,7 +35,7 @@ from persona_metrics.personalization.formulas import (
 )
 from persona_metrics.signature import Signature
 from persona_metrics.significance import MAX_BOOTSTRAP, MAX_SEED, check_bootstrap, check_seed
-from persona_metrics.validation import check_number, describe, interval_text
+from persona_metrics.validation import check_mapping, check_number, describe, interval_text
 
 #: The largest α, β, γ: exponents of ten whose power, times DGP ≤ 2, stays a finite float64 (module docstring).
 MAX_EXPONENT = 300.0
@@ -97,9 +100,14 @@ class PersevalParams(Params):
         "P-Acc penalty weight α: Score_Acc − α · logistic(β · EGISES) (eq. 3)",
         interval=RANGES["p_acc_alpha"],
         check=check_real,
+        display=(0.05, 1.0, 0.05),
     )
     p_acc_beta: float = option(
-        DEFAULT_P_ACC_BETA, "P-Acc logistic slope β on EGISES (eq. 3)", interval=RANGES["p_acc_beta"], check=check_real
+        DEFAULT_P_ACC_BETA,
+        "P-Acc logistic slope β on EGISES (eq. 3)",
+        interval=RANGES["p_acc_beta"],
+        check=check_real,
+        display=(0.0, 1.0, 0.05),
     )
     bootstrap: int = option(
         0, f"document resamples for 95 % intervals: 0 (off) or 2 to {MAX_BOOTSTRAP:,}", check=_check_bootstrap
@@ -118,3 +126,53 @@ class PersevalParams(Params):
             alpha=self.alpha, beta=self.beta, gamma=self.gamma, p_acc=f"{self.p_acc_alpha:g},{self.p_acc_beta:g}"
         )
         return sig + Signature.of(bootstrap=f"{self.bootstrap},seed:{self.seed}") if self.bootstrap else sig
+
+
+def resolve_distance(distance: str | Distance, distance_options: Mapping[str, Any] | None = None) -> Distance:
+    """A :class:`~persona_metrics.distances.Distance` from a registry name (with options) or an instance.
+
+    Built, not run: models load on first use.
+
+    Raises:
+        TypeError: ``distance`` neither a name nor an instance, or ``distance_options`` not a mapping.
+        ValueError: an unknown name or distance option, or options given with an instance.
+    """
+    if isinstance(distance, Distance):
+        if distance_options:
+            raise ValueError("distance_options can only be used with a distance name, not a Distance instance")
+        return distance
+    if not isinstance(distance, str):
+        raise TypeError(f"distance must be a name (str) or a Distance instance, got {type(distance).__name__}")
+    options = {} if distance_options is None else check_mapping("distance_options", distance_options)
+    return get_distance(distance, **options)
+
+
+@dataclass(frozen=True)
+class DistanceChoice(Params):
+    """The distance σ of DEGRESS / PerSEval and its options, checked together on construction.
+
+    The distance is built (not run: models load on first use), so an unknown name or distance option fails here,
+    naming it.
+
+    >>> DistanceChoice("jsd").resolve().name
+    'jsd'
+    >>> DistanceChoice(get_distance("jsd"), {"stem": True})
+    Traceback (most recent call last):
+    ...
+    ValueError: distance_options can only be used with a distance name, not a Distance instance
+    """
+
+    distance: str | Distance = option(
+        DEFAULT_DISTANCE, "σ between texts: a name of persona_metrics.distances.DISTANCES or a Distance instance"
+    )
+    distance_options: dict[str, Any] | None = option(
+        None, 'options of a named distance, e.g. {"max_order": 4} for bleu', optional=True, check=check_mapping
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.resolve()
+
+    def resolve(self) -> Distance:
+        """The :class:`~persona_metrics.distances.Distance` (one shared instance per configuration)."""
+        return resolve_distance(self.distance, self.distance_options)

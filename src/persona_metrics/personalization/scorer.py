@@ -13,13 +13,13 @@ averages scores itself. Speed and exactness: ``docs/perseval.md`` §11.
 from __future__ import annotations
 
 import logging
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from persona_metrics.distances import DEFAULT_DISTANCE, Distance, get_distance
+from persona_metrics.distances import DEFAULT_DISTANCE, Distance
 from persona_metrics.distances.base import TextPairs
 from persona_metrics.personalization.formulas import (
     Penalties,
@@ -30,9 +30,9 @@ from persona_metrics.personalization.formulas import (
     edp_scores,
     weighted_distances,
 )
-from persona_metrics.personalization.params import PersevalParams
+from persona_metrics.personalization.params import PersevalParams, resolve_distance
 from persona_metrics.signature import Signature
-from persona_metrics.validation import check_ids, check_mapping, check_texts, warn
+from persona_metrics.validation import check_ids, check_texts, warn
 
 logger = logging.getLogger(__name__)
 
@@ -204,37 +204,6 @@ class PersonalizationResult:
 
 
 # --- entry point -------------------------------------------------------------------------------------
-def resolve_distance(distance: str | Distance, distance_options: Mapping[str, Any] | None = None) -> Distance:
-    """A :class:`Distance` from a registry name (with options) or an instance."""
-    if isinstance(distance, Distance):
-        if distance_options:
-            raise ValueError("distance_options can only be used with a distance name, not a Distance instance")
-        return distance
-    if not isinstance(distance, str):
-        raise TypeError(f"distance must be a name (str) or a Distance instance, got {type(distance).__name__}")
-    options = {} if distance_options is None else check_mapping("distance_options", distance_options)
-    return get_distance(distance, **options)
-
-
-def check_options(
-    distance: str | Distance = DEFAULT_DISTANCE, distance_options: Mapping[str, Any] | None = None, **params: Any
-) -> tuple[Distance, PersevalParams]:
-    """The distance and hyper-parameters an option set describes: the checks every entry point runs.
-
-    The evaluate modules, the training hook and the distributed metric classes call this before scoring (the
-    distance is built, not run: models load on first use).
-
-    Args:
-        distance: a registry name or a :class:`Distance` instance.
-        distance_options: keyword options of a named distance.
-        **params: :class:`PersevalParams` fields (``alpha``, ``beta``, ``gamma``, ``p_acc_alpha``, ...).
-
-    Raises:
-        TypeError / ValueError: an unknown distance or option, a value outside its range (named).
-    """
-    return resolve_distance(distance, distance_options), PersevalParams(**params)
-
-
 def _off_diagonal(n: int) -> tuple[np.ndarray, np.ndarray]:
     """Row and column indices of the ordered pairs (j, k), j ≠ k, of an n × n matrix, row-major."""
     rows, cols = np.nonzero(~np.eye(n, dtype=bool))

@@ -20,17 +20,17 @@ import numpy as np
 
 from persona_metrics.progress import progress_bar
 from persona_metrics.signature import Signature, package_version
-from persona_metrics.validation import check_bool, check_path, check_reference_lists, check_texts, require
-from persona_metrics.vert.encoders import ENCODER_NAMES, SentenceEncoder, embed_texts, resolve_encoder
+from persona_metrics.validation import check_reference_lists, check_texts, require
+from persona_metrics.vert.encoders import SentenceEncoder, embed_texts, resolve_encoder
 from persona_metrics.vert.formulas import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_WMD,
     aggregate,
     capped_wmd,
-    check_params,
     cosine_rows,
     vert_score,
 )
+from persona_metrics.vert.params import VertParams
 from persona_metrics.vert.stopwords import STOPWORDS_NAME
 from persona_metrics.vert.vectors import GLOVE_6B_50D, WordVectors, load_word_vectors
 from persona_metrics.vert.wmd import PreparedText, prepare_text, transport_plan, word_movers_distance
@@ -176,36 +176,6 @@ def check_vert_inputs(predictions: object, references: object) -> list[list[str]
     return refs
 
 
-def check_vert_options(
-    encoder: object = None,
-    word_vectors: object = GLOVE_6B_50D,
-    alpha: object = DEFAULT_ALPHA,
-    max_wmd: object = DEFAULT_MAX_WMD,
-    clip_negative_sim: object = False,
-) -> None:
-    """Check every VERT option without loading anything (the ``vert`` module runs this before any text is scored).
-
-    ``encoder``: None, a name or model path, an encoder object or a callable; ``word_vectors``: a name or path,
-    :class:`~persona_metrics.vert.vectors.WordVectors` or gensim ``KeyedVectors``; ``alpha`` and ``max_wmd``:
-    :func:`~persona_metrics.vert.formulas.check_params`; ``clip_negative_sim``: a bool. Whether a path exists is
-    checked when it is loaded.
-
-    Raises:
-        TypeError / ValueError: a bad value, naming the option.
-    """
-    check_params(alpha, max_wmd)
-    check_bool("clip_negative_sim", clip_negative_sim)
-    if encoder is not None and not isinstance(encoder, str | Path | SentenceEncoder) and not callable(encoder):
-        raise TypeError(  # before resolve_encoder, which compares the value with the names
-            f"encoder must be one of {list(ENCODER_NAMES)}, a sentence-transformers model path or a callable, "
-            f"got {type(encoder).__name__}"
-        )
-    resolve_encoder(encoder)  # the name and path checks; models load on first use, not here
-    keyed = hasattr(word_vectors, "key_to_index") and hasattr(word_vectors, "vectors")
-    if not isinstance(word_vectors, WordVectors) and not keyed:
-        check_path("word_vectors", word_vectors)
-
-
 class VertScorer:
     """VERT with one configuration; models and vectors are loaded once per process and shared.
 
@@ -220,7 +190,7 @@ class VertScorer:
         clip_negative_sim: raise negative cosines to 0 (off by default, like the original; ``docs/vert.md`` §6).
 
     Raises:
-        TypeError, ValueError: a bad option (named).
+        TypeError, ValueError: a bad option (named; :class:`~persona_metrics.vert.params.VertParams` checks them).
     """
 
     def __init__(
@@ -233,9 +203,9 @@ class VertScorer:
         clip_negative_sim: bool = False,
     ) -> None:
         require("VERT (word mover's distance: POT)", "ot")
-        check_vert_options(encoder, word_vectors, alpha, max_wmd, clip_negative_sim)
-        self.alpha, self.max_wmd = check_params(alpha, max_wmd)
-        self.clip_negative_sim = clip_negative_sim
+        self.params = VertParams(encoder, word_vectors, alpha, max_wmd, clip_negative_sim)
+        self.alpha, self.max_wmd = self.params.alpha, self.params.max_wmd
+        self.clip_negative_sim = self.params.clip_negative_sim
         self.encoder = resolve_encoder(encoder)
         self.vectors = load_word_vectors(word_vectors)
 
