@@ -24,10 +24,10 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# torch first, pinned: an unpinned torch would pull a multi-GB CUDA build.
+# torch first, pinned: an unpinned torch would pull a multi-GB CUDA build. Then every extra (README, "Install").
 $(STAMP): $(BIN)/python setup.cfg pyproject.toml
 	$(BIN)/pip install --quiet "torch==2.13.0"
-	$(BIN)/pip install --quiet -e ".[dev,demo]"
+	$(BIN)/pip install --quiet -e ".[all,dev]"
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -5,7 +5,8 @@
 ``OUT/<name>/`` gets the app (``spaces/<name>/app.py``), the metric script and its card (``README.md`` with the
 Space YAML header), a vendored copy of the library (``persona_metrics/`` with a ``.dist-info`` so its version is
 known) and ``requirements.txt``: the Space's own list with the ``persona-metrics`` line replaced by the library's
-dependencies from ``setup.cfg`` (gradio itself comes from the card's ``sdk_version``). Symbolic links are
+dependencies from ``setup.cfg``, those of the extras the line names included (``persona-metrics[neural]``; gradio
+itself comes from the card's ``sdk_version``). Symbolic links are
 resolved: the folder holds plain files only. Run one locally with ``make spaces`` (``SPACE=perseval``).
 
 Reproducible builds: every requirement is pinned (``name==version``) to the version installed in the environment
@@ -49,11 +50,22 @@ class RequirementNotInstalled(RuntimeError):
     """A Space requirement is missing from, or out of range in, the environment that builds the Space."""
 
 
-def setup_metadata() -> tuple[str, list[str]]:
-    """The library's version and install requirements, from ``setup.cfg``."""
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+def setup_metadata() -> tuple[str, dict[str, list[str]]]:
+    """The library's version and requirements from ``setup.cfg``: ``""`` the install requirements, then one list per
+    extra (an extra naming ``persona-metrics[...]``, as ``all`` does, gets those extras' lists)."""
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")
-    requires = [line.strip() for line in config["options"]["install_requires"].splitlines() if line.strip()]
+    requires = {"": _lines(config["options"]["install_requires"])}
+    for extra, text in config["options.extras_require"].items():
+        requires[extra] = []
+        for line in _lines(text):
+            own = Requirement(line)
+            is_library = own.name.lower() == LIBRARY
+            requires[extra] += [r for e in sorted(own.extras) for r in requires[e]] if is_library else [line]
     return config["metadata"]["version"], requires
 
 
@@ -74,7 +86,7 @@ def installed_pin(line: str) -> str:
     except metadata.PackageNotFoundError:
         raise RequirementNotInstalled(
             f"{requirement.name!r} (requirement {line!r}) is not installed in {sys.prefix}: the Space pins the "
-            f"versions of the environment that builds it; install the project there first (pip install -e '.[demo]')"
+            f"versions of the environment that builds it; install the project there first (pip install -e '.[all]')"
         ) from None
     if not requirement.specifier.contains(installed, prereleases=True):
         raise RequirementNotInstalled(
@@ -85,13 +97,15 @@ def installed_pin(line: str) -> str:
     return f"{requirement.name}{extras}=={Version(installed).public}{marker}"
 
 
-def space_requirements(space_file: Path, library_requires: list[str]) -> str:
-    """The Space's requirements, pinned, with the library line replaced by the library's own dependencies."""
-    lines = [ln.strip() for ln in space_file.read_text(encoding="utf-8").splitlines()]
-    own = [ln for ln in lines if ln and not ln.startswith("#")]
-    if LIBRARY not in {requirement_name(ln) for ln in own}:
+def space_requirements(space_file: Path, library_requires: dict[str, list[str]]) -> str:
+    """The Space's requirements, pinned, with the library line replaced by the library's own dependencies and those
+    of the extras it names (``library_requires`` as :func:`setup_metadata` returns them)."""
+    own = _lines(space_file.read_text(encoding="utf-8"))
+    library = [Requirement(ln) for ln in own if requirement_name(ln) == LIBRARY]
+    if not library:
         raise ValueError(f"{space_file}: expected a {LIBRARY!r} line to replace with the vendored library")
-    merged = {requirement_name(r): r for r in library_requires}
+    extras = ["", *sorted(library[0].extras)]
+    merged = {requirement_name(r): r for extra in extras for r in library_requires[extra]}
     for line in own:
         if requirement_name(line) != LIBRARY:
             merged[requirement_name(line)] = line
@@ -106,7 +120,7 @@ def space_requirements(space_file: Path, library_requires: list[str]) -> str:
     return "\n".join([*index, *header, *pins]) + "\n"
 
 
-def build_space(name: str, out: Path, version: str, library_requires: list[str]) -> Path:
+def build_space(name: str, out: Path, version: str, library_requires: dict[str, list[str]]) -> Path:
     """Write ``out/<name>/`` and return it (an existing folder is replaced).
 
     Raises:

@@ -525,21 +525,26 @@ def test_card_header_is_a_valid_space_config(name, built_spaces):
 
 @pytest.mark.parametrize("name", METRICS)
 def test_built_requirements_pin_this_environment(name, built_spaces):
-    """Every requirement is ``name==version`` with the version installed here; torch from the CPU wheel index."""
+    """Every requirement is ``name==version`` with the version installed here; torch, where the Space's extras
+    need it, from the CPU wheel index."""
     lines = requirement_lines(built_spaces / name / "requirements.txt")
-    assert lines[0] == TORCH_INDEX_LINE
-    assert not [ln for ln in lines[1:] if ln.startswith("-")], "one option line only: the CPU index"
+    index = lines[:1] if lines[0] == TORCH_INDEX_LINE else []
+    assert not [ln for ln in lines[len(index) :] if ln.startswith("-")], "one option line only: the CPU index"
     pins = {}
-    for line in lines[1:]:
+    for line in lines[len(index) :]:
         requirement = Requirement(line)
         (spec,) = requirement.specifier
         assert spec.operator == "==", line
         installed = Version(importlib.metadata.version(requirement.name))
         assert Version(spec.version) == Version(installed.public), f"{line}: {installed} is installed"
         pins[requirement.name.lower()] = spec.version
-    assert "+" not in pins["torch"]  # the CPU build comes from the index; a +cpu pin fails without it
-    declared = [ln for ln in setup_cfg()["options"]["install_requires"].splitlines() if ln.strip()]
-    declared += requirement_lines(SPACES / name / "requirements.txt")
+    assert bool(index) == ("torch" in pins)  # the index line exactly when torch is installed
+    assert "+" not in pins.get("torch", "")  # the CPU build comes from the index; a +cpu pin fails without it
+    own = requirement_lines(SPACES / name / "requirements.txt")
+    (library,) = [Requirement(ln) for ln in own if Requirement(ln).name == "persona-metrics"]
+    config = setup_cfg()
+    sections = [config["options"]["install_requires"], *(config["options.extras_require"][e] for e in library.extras)]
+    declared = own + [ln.strip() for text in sections for ln in text.splitlines() if ln.strip()]  # extras as named
     expected = {Requirement(ln).name.lower() for ln in declared} - {"persona-metrics"}
     assert set(pins) == expected
     assert "gradio" not in pins  # from the card's sdk_version
