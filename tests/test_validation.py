@@ -24,7 +24,7 @@ from persona_metrics.datasets.cnndm import baseline_summaries
 from persona_metrics.integrations.distributed import PersevalMetric, PersonaStyleMetric, VertMetric
 from persona_metrics.integrations.hooks import make_compute_metrics
 from persona_metrics.persona.bertscore_baseline import unrelated_pairs
-from persona_metrics.persona.quality import BertScoreConfig, check_quality_options
+from persona_metrics.persona.quality import BertScoreConfig, QualityParams
 from persona_metrics.persona.style import check_persona_samples, score_style
 from persona_metrics.personalization import PersevalParams, score_personalization
 from persona_metrics.personalization.stability import stability
@@ -279,9 +279,9 @@ def test_the_quality_options_are_checked_before_any_model_work() -> None:
     with pytest.raises(ValueError, match="bertscore_model is empty"):
         BertScoreConfig(model=" ")
     with pytest.raises(ValueError, match=r"content_weights must have exactly the keys"):
-        check_quality_options(content_weights={"rougeLsum": 1.0})
+        QualityParams(content_weights={"rougeLsum": 1.0})
     with pytest.raises(ValueError, match="style_method = 'cosine' is not a style method"):
-        check_quality_options(style_method="cosine")
+        QualityParams(style_method="cosine")
 
 
 def test_a_bad_bertscore_baseline_file_is_named(tmp_path: Path) -> None:

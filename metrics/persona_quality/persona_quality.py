@@ -10,24 +10,10 @@ import evaluate
 
 from persona_metrics.integrations.evaluate_support import ValidatedReferenceLists
 from persona_metrics.integrations.registry import warn_if_stale
-from persona_metrics.persona.quality import BertScoreConfig, check_quality_options, score_quality
+from persona_metrics.persona.quality import BertScoreConfig, QualityParams, score_quality
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED
 
 warn_if_stale("persona_quality", __file__)
-
-#: Options checked by the library before scoring (``check_option_values``): BertScoreConfig's, then the rest.
-_BERTSCORE = (("bertscore_model", None), ("bertscore_layers", None), ("rescale", True), ("baseline_path", None))
-_CHECKED = (
-    "bleurt_checkpoint",
-    "content_weights",
-    "overall_weights",
-    "persona_samples",
-    "persona_dir",
-    "style_method",
-    "bootstrap",
-    "seed",
-    "empty",
-)
 
 _CITATION = """\
 persona-metrics: persona-aware summary quality assessment, methodology in docs/style.md
@@ -59,6 +45,7 @@ Args:
     content_weights (`dict`, optional): weights of "rougeLsum", "bertscore" (and "bleurt"), summing to 1.
     overall_weights (`dict`, optional): weights of "content" and "style", summing to 1.
     persona_samples (`dict`, optional), persona_dir (`str`, optional): extra or overriding personas.
+    centroid_cache (`str`, optional): the style centroid cache file (default: in the library's cache directory).
     style_method (`str`): style similarity method, "jsd" (default, the methodology) or "zscore" (see the
         persona_style card).
     bootstrap (`int`): item resamples for a 95 % percentile interval of every mean (0 = off, the default;
@@ -100,11 +87,8 @@ class PersonaQuality(ValidatedReferenceLists, evaluate.Metric):
 
     _text_fields = ("predictions", "references", "personas")
     _empty_ok = ("predictions",)  # accepted when added; the library refuses them unless empty="zero"
+    _params = (QualityParams,)  # its fields are the options below, checked before anything is scored
     _extra = "neural"  # BERTScore: a load without the extra fails at once, naming it
-
-    def _check_values(self, options):
-        BertScoreConfig(*(options.get(k, default) for k, default in _BERTSCORE))
-        check_quality_options(**{k: v for k, v in options.items() if k in _CHECKED})
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -133,6 +117,7 @@ class PersonaQuality(ValidatedReferenceLists, evaluate.Metric):
         overall_weights=None,
         persona_samples=None,
         persona_dir=None,
+        centroid_cache=None,
         style_method="jsd",
         bootstrap=0,
         seed=DEFAULT_BOOTSTRAP_SEED,
@@ -150,6 +135,7 @@ class PersonaQuality(ValidatedReferenceLists, evaluate.Metric):
             overall_weights=overall_weights,
             persona_samples=persona_samples,
             persona_dir=persona_dir,
+            centroid_cache=centroid_cache,
             style_method=style_method,
             bootstrap=bootstrap,
             seed=seed,

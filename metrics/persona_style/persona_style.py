@@ -4,13 +4,10 @@ import evaluate
 
 from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.integrations.registry import warn_if_stale
-from persona_metrics.persona.style import check_style_options, score_style
+from persona_metrics.persona.style import StyleParams, score_style
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED
 
 warn_if_stale("persona_style", __file__)
-
-#: Options checked by the library before scoring (``check_option_values``).
-_CHECKED = ("method", "persona_samples", "persona_dir", "bootstrap", "seed", "empty")
 
 _CITATION = """\
 persona-metrics: persona-aware summary quality assessment (style fidelity); the formulas, samples and
@@ -34,7 +31,10 @@ Args:
         project's extension: per-feature agreement exp(-z^2/2), z in standard deviations of the pooled persona
         samples, averaged over the 10 features; spreads scores over [0, 1]; see the card).
     persona_samples (`dict`, optional): extra or overriding personas, `{name: [sample texts]}`.
-    persona_dir (`str`, optional): a directory of `{persona}.txt` files (samples separated by `---` lines).
+    persona_dir (`str`, optional): a directory of `{persona}.txt` files (samples separated by `---` lines); its
+        file names are its personas.
+    centroid_cache (`str`, optional): the centroid cache file (default: persona_centroids.json in the library's
+        cache directory).
     bootstrap (`int`): item resamples for a 95 % percentile interval of the mean similarity (0 = off, the
         default; else 2 to 1,000,000); the signature records `bootstrap:N,seed:S`.
     seed (`int`): bootstrap seed (default 12345; >= 0).
@@ -67,9 +67,7 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
 
     _text_fields = ("predictions", "personas")
     _empty_ok = ("predictions",)  # accepted when added; the library refuses them unless empty="zero"
-
-    def _check_values(self, options):
-        check_style_options(**{k: v for k, v in options.items() if k in _CHECKED})
+    _params = (StyleParams,)  # its fields are the options below, checked before anything is scored
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -87,6 +85,7 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
         method="jsd",
         persona_samples=None,
         persona_dir=None,
+        centroid_cache=None,
         bootstrap=0,
         seed=DEFAULT_BOOTSTRAP_SEED,
         empty="error",
@@ -100,6 +99,7 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
             method=method,
             persona_samples=persona_samples,
             persona_dir=persona_dir,
+            centroid_cache=centroid_cache,
             return_features=return_features,
             bootstrap=bootstrap,
             seed=seed,

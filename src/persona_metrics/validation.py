@@ -7,7 +7,7 @@ pandas Series become one plain list, once), numbers in documented ranges (:func:
 (:func:`check_mapping`), paths (:func:`check_path`) and per-item ids (:func:`check_ids`). Every check raises
 ``TypeError`` (wrong type) or ``ValueError`` (a bad value) whose message names the field, and the index where there
 is one (``predictions[3]``, ``references[2][1]``, ``persona_samples['x'][0]``). The families' option checks
-(``PersevalParams``, ``check_style_options``, ``check_quality_options``, ``check_vert_options``,
+(``PersevalParams``, ``StyleParams``, ``QualityParams``, ``check_vert_options``,
 ``check_judge_options``) are built from these, and the evaluate modules' ``_check_values`` call those.
 
 Text policy: a text is a ``str``; a lone surrogate (U+D800 to U+DFFF, what ``errors="surrogateescape"`` or

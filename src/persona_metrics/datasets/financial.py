@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from persona_metrics.persona.style import infer_persona
+from persona_metrics.persona.recognition import infer_persona
 
 logger = logging.getLogger(__name__)
 

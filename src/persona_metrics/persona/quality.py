@@ -37,32 +37,24 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.distances import BertScore, get_distance
+from persona_metrics.persona.params import CONTENT_WEIGHTS_WITH_BLEURT as CONTENT_WEIGHTS_WITH_BLEURT
+from persona_metrics.persona.params import CONTENT_WEIGHTS_WITHOUT_BLEURT as CONTENT_WEIGHTS_WITHOUT_BLEURT
+from persona_metrics.persona.params import OVERALL_WEIGHTS as OVERALL_WEIGHTS
+from persona_metrics.persona.params import OVERALL_WEIGHTS_KEYS as OVERALL_WEIGHTS_KEYS
+from persona_metrics.persona.params import WEIGHT_SUM_TOLERANCE as WEIGHT_SUM_TOLERANCE
+from persona_metrics.persona.params import BertScoreConfig as BertScoreConfig
+from persona_metrics.persona.params import QualityParams as QualityParams
+from persona_metrics.persona.params import check_weights as check_weights
+from persona_metrics.persona.params import resolve_content_weights as resolve_content_weights
+from persona_metrics.persona.style import style_result
 from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.resources import sent_tokenize
 from persona_metrics.signature import Signature
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals, check_bootstrap
-from persona_metrics.validation import (
-    SCORED_EMPTY,
-    check_bool,
-    check_empty,
-    check_mapping,
-    check_number,
-    check_path,
-    check_reference_lists,
-    check_texts,
-    describe,
-)
+from persona_metrics.validation import check_path, check_reference_lists, check_texts
 
 logger = logging.getLogger(__name__)
 
-#: Content weights with BLEURT (methodology, "Content Quality Formula").
-CONTENT_WEIGHTS_WITH_BLEURT: Mapping[str, float] = {"rougeLsum": 0.40, "bertscore": 0.30, "bleurt": 0.30}
-#: Content weights without BLEURT: its 0.30 goes to BERTScore (methodology: "0.40 / 0.60").
-CONTENT_WEIGHTS_WITHOUT_BLEURT: Mapping[str, float] = {"rougeLsum": 0.40, "bertscore": 0.60}
-#: Overall weights (methodology, "Overall Quality"): content 70 %, style 30 %.
-OVERALL_WEIGHTS: Mapping[str, float] = {"content": 0.70, "style": 0.30}
-#: The components of the overall score, in the order of ``overall_weights``.
-OVERALL_WEIGHTS_KEYS: tuple[str, str] = ("content", "style")
 #: Interpretation bands of overall quality (methodology, "Interpretation Scale"), lower bounds.
 QUALITY_BANDS: tuple[tuple[float, str], ...] = (
     (0.80, "Excellent"),
@@ -71,8 +63,6 @@ QUALITY_BANDS: tuple[tuple[float, str], ...] = (
     (0.50, "Fair"),
     (-math.inf, "Poor"),
 )
-#: Tolerance for "weights sum to 1".
-WEIGHT_SUM_TOLERANCE = 1e-9
 #: Baseline of the packaged MiniLM, computed by ``scripts/compute_bertscore_baseline.py`` (bert_score format).
 MINILM_BASELINE_FILE = "bertscore_baseline_minilm.tsv"
 
@@ -80,30 +70,6 @@ MINILM_BASELINE_FILE = "bertscore_baseline_minilm.tsv"
 def quality_band(score: float) -> str:
     """Interpretation of an overall quality score: Excellent, Very Good, Good, Fair or Poor."""
     return next(label for bound, label in QUALITY_BANDS if score >= bound)
-
-
-def check_weights(weights: Mapping[str, float], expected: Sequence[str], name: str) -> dict[str, float]:
-    """Validate a weight mapping: exactly the ``expected`` keys, finite non-negative values summing to 1.
-
-    Raises:
-        TypeError: not a mapping, or a key that is not a string (naming ``name``).
-        ValueError: naming ``name``, the offending key or the sum.
-    """
-    if not isinstance(weights, Mapping):
-        raise TypeError(f"{name} must be a mapping of component → weight, got {type(weights).__name__}")
-    check_mapping(name, weights)
-    if set(weights) != set(expected):
-        raise ValueError(f"{name} must have exactly the keys {sorted(expected)}, got {sorted(weights)}")
-    values = {}
-    for key, value in weights.items():
-        try:
-            values[key] = check_number(f"{name}[{key!r}]", value, 0.0)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name}[{key!r}] must be a finite number >= 0, got {describe(value)}") from None
-    total = float(sum(values.values()))
-    if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
-        raise ValueError(f"{name} must sum to 1, got {total:.6g} ({dict(weights)})")
-    return values
 
 
 # --- ROUGE-Lsum ------------------------------------------------------------------------------------------
@@ -131,39 +97,6 @@ def rouge_lsum(predictions: Sequence[str], references: Sequence[str]) -> np.ndar
 
 
 # --- BERTScore -------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class BertScoreConfig:
-    """How BERTScore is computed and whether it is rescaled.
-
-    Attributes:
-        model: ``None`` for the packaged all-MiniLM-L6-v2, else a local path or Hub id.
-        num_layers: layer; ``None`` = the model's default (6 for MiniLM).
-        rescale: rescale with the model's baseline (``(F − b)/(1 − b)``); an error if no baseline exists.
-        baseline_path: a bert_score-format baseline file (``LAYER,P,R,F``) to use instead of the bundled one.
-    """
-
-    model: str | None = None
-    num_layers: int | None = None
-    rescale: bool = True
-    baseline_path: str | None = None
-
-    def __post_init__(self) -> None:
-        """Check the four settings; messages use the ``persona_quality`` option names (``bertscore_model`` ...).
-
-        Raises:
-            TypeError / ValueError: a bad value (named); FileNotFoundError: a ``baseline_path`` that is no file.
-        """
-        if self.model is not None:
-            check_path("bertscore_model", self.model)
-        if self.num_layers is not None:
-            check_number("bertscore_layers", self.num_layers, 1, integer=True)
-        check_bool("rescale", self.rescale)
-        if self.baseline_path is not None:
-            path = check_path("baseline_path", self.baseline_path)
-            if not path.is_file():
-                raise FileNotFoundError(f"baseline_path {describe(str(path))} is not a file")
-
-
 def bertscore_baseline(config: BertScoreConfig, layer: int) -> float:
     """The F baseline of ``config``'s model at ``layer``: the given file, the project's MiniLM file, or bert_score's.
 
@@ -349,6 +282,19 @@ def best_reference(scores: np.ndarray, counts: Sequence[int]) -> tuple[np.ndarra
     return index, starts + index
 
 
+def _bertscore_config(bertscore: object) -> BertScoreConfig:
+    """``bertscore``, or the default settings for None.
+
+    Raises:
+        TypeError: anything but a :class:`BertScoreConfig` or None.
+    """
+    if bertscore is None:
+        return BertScoreConfig()
+    if not isinstance(bertscore, BertScoreConfig):
+        raise TypeError(f"bertscore must be a BertScoreConfig, got {type(bertscore).__name__}")
+    return bertscore
+
+
 def score_content(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],
@@ -374,25 +320,12 @@ def score_content(
     """
     predictions = check_texts(allow_empty=("predictions",), predictions=predictions)["predictions"]
     reference_lists = check_quality_references(predictions, references, allow_empty_predictions=True)
-    config = bertscore or BertScoreConfig()
-    if not isinstance(config, BertScoreConfig):
-        raise TypeError(f"bertscore must be a BertScoreConfig, got {type(config).__name__}")
+    config = _bertscore_config(bertscore)
     if bleurt_checkpoint is not None:
         check_path("bleurt_checkpoint", bleurt_checkpoint)
     return _content(
         predictions, reference_lists, config, bleurt_checkpoint, resolve_content_weights(weights, bleurt_checkpoint)
     )
-
-
-def resolve_content_weights(weights: object, bleurt_checkpoint: object) -> dict[str, float]:
-    """The content weights in use: ``weights`` checked, or the default with or without BLEURT.
-
-    Raises:
-        TypeError / ValueError: weights that are not exactly the components in use, or do not sum to 1 (named).
-    """
-    keys = ("rougeLsum", "bertscore", "bleurt") if bleurt_checkpoint else ("rougeLsum", "bertscore")
-    default = CONTENT_WEIGHTS_WITH_BLEURT if bleurt_checkpoint else CONTENT_WEIGHTS_WITHOUT_BLEURT
-    return check_weights(weights if weights is not None else default, keys, "content_weights")  # type: ignore[arg-type]
 
 
 def _content(
@@ -541,42 +474,6 @@ def combine_quality(
     return QualityResult(content, style, overall, w, config, bands, empty=tuple(empty))
 
 
-def check_quality_options(
-    *,
-    bertscore: BertScoreConfig | None = None,
-    bleurt_checkpoint: object = None,
-    content_weights: object = None,
-    overall_weights: object = None,
-    persona_samples: object = None,
-    persona_dir: object = None,
-    style_method: object = "jsd",
-    bootstrap: object = 0,
-    seed: object = DEFAULT_BOOTSTRAP_SEED,
-    empty: object = "error",
-) -> None:
-    """Check every option of :func:`score_quality` (and of the ``persona_quality`` module), before any model work.
-
-    The BERTScore settings are checked by :class:`BertScoreConfig` itself; the style options by
-    :func:`persona_metrics.persona.style.check_style_options`.
-
-    Raises:
-        TypeError / ValueError / FileNotFoundError: a bad value, naming the option.
-    """
-    from persona_metrics.persona.style import check_style_options
-
-    if bertscore is not None and not isinstance(bertscore, BertScoreConfig):
-        raise TypeError(f"bertscore must be a BertScoreConfig, got {type(bertscore).__name__}")
-    if bleurt_checkpoint is not None:
-        check_path("bleurt_checkpoint", bleurt_checkpoint)
-    if content_weights is not None:
-        resolve_content_weights(content_weights, bleurt_checkpoint)
-    if overall_weights is not None:
-        check_weights(overall_weights, OVERALL_WEIGHTS_KEYS, "overall_weights")  # type: ignore[arg-type]
-    check_style_options(
-        style_method, persona_samples, persona_dir, bootstrap, seed, method_name="style_method", empty=empty
-    )
-
-
 def score_quality(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],
@@ -623,52 +520,46 @@ def score_quality(
             ``bootstrap`` / ``seed`` / ``empty`` (named), or with ``empty="error"`` a prediction without a word
             (index named).
     """
-    from persona_metrics.persona.style import score_style
-
-    zero = check_empty(empty, SCORED_EMPTY) == "zero"
-    texts = check_texts(allow_empty=("predictions",) if zero else (), predictions=predictions, personas=personas)
-    predictions, personas = texts["predictions"], texts["personas"]
-    reference_lists = check_quality_references(predictions, references, allow_empty_predictions=zero)
-    check_quality_options(  # every option, before any model work
-        bertscore=bertscore,
+    config = _bertscore_config(bertscore)
+    params = QualityParams(  # every option, before any model work
+        bertscore_model=config.model,
+        bertscore_layers=config.num_layers,
+        rescale=config.rescale,
+        baseline_path=config.baseline_path,
         bleurt_checkpoint=bleurt_checkpoint,
         content_weights=content_weights,
         overall_weights=overall_weights,
-        persona_samples=persona_samples,
+        persona_samples=persona_samples,  # type: ignore[arg-type]  # checked and converted to lists
         persona_dir=persona_dir,
+        centroid_cache=centroid_cache,
         style_method=style_method,
         bootstrap=bootstrap,
         seed=seed,
         empty=empty,
     )
-    style = score_style(
-        predictions,
-        personas,
-        method=style_method,
-        persona_samples=persona_samples,
-        persona_dir=persona_dir,
-        centroid_cache=centroid_cache,
-        empty=empty,
-    )
-    content = _content_of(predictions, reference_lists, style.empty, bertscore, bleurt_checkpoint, content_weights)
-    result = combine_quality(content, style.scores, style.config, overall_weights, style.empty)
-    return result.with_bootstrap(bootstrap, seed)
+    zero = params.empty == "zero"
+    texts = check_texts(allow_empty=("predictions",) if zero else (), predictions=predictions, personas=personas)
+    predictions, personas = texts["predictions"], texts["personas"]
+    reference_lists = check_quality_references(predictions, references, allow_empty_predictions=zero)
+    style = style_result(predictions, personas, params.style)
+    content = _content_of(predictions, reference_lists, style.empty, params)
+    result = combine_quality(content, style.scores, style.config, params.overall_weights, style.empty)
+    return result.with_bootstrap(params.bootstrap, params.seed)
 
 
 def _content_of(
     predictions: Sequence[str],
     reference_lists: Sequence[Sequence[str]],
     empty: Sequence[int],
-    bertscore: BertScoreConfig | None,
-    bleurt_checkpoint: str | None,
-    weights: Mapping[str, float] | None,
+    params: QualityParams,
 ) -> ContentResult:
     """Content quality of checked inputs, each item in ``empty`` scoring 0 without being scored.
 
     The items in ``empty`` are predictions without a word under ``score_quality(empty="zero")``: style is undefined
     for them, so every component counts 0. With no other item only the settings are resolved, for the signature.
     """
-    config, w = bertscore or BertScoreConfig(), resolve_content_weights(weights, bleurt_checkpoint)
+    config, bleurt_checkpoint = params.bertscore, params.bleurt_checkpoint
+    w = resolve_content_weights(params.content_weights, bleurt_checkpoint)
     if not empty:
         return _content(predictions, reference_lists, config, bleurt_checkpoint, w)
     blank = frozenset(empty)

@@ -1,10 +1,11 @@
-"""Persona centroids, style similarity, persona recognition on held-out texts, persona inference.
+"""The persona_style scorer: :func:`score_style`, :class:`StyleResult` and the persona centroid cache.
 
-The persona-quality methodology, "Style Fidelity Assessment" (the persona_style card has the formulas and the
-measured figures): a summary's 10-feature vector (:mod:`persona_metrics.persona.stylometry`) and the persona's centroid
-(mean vector of its sample texts) are each normalised to sum 1 and compared by the Jensen-Shannon divergence in
-base 2 (in [0, 1]); ``style_similarity = 1 − JSD`` (``method="jsd"``, the default). ``method="zscore"`` is this
-project's extension: per-feature Gaussian agreement in units of the pooled sample spread, averaged.
+The family's other modules: :mod:`~persona_metrics.persona.stylometry` (the 10 features of a text),
+:mod:`~persona_metrics.persona.formulas` (JSD, z-score agreement, centroids: pure),
+:mod:`~persona_metrics.persona.samples` (the persona folder and the persona registry),
+:mod:`~persona_metrics.persona.params` (:class:`~persona_metrics.persona.params.StyleParams`, the options) and
+:mod:`~persona_metrics.persona.recognition` (held-out recognition, persona inference). Their public names are
+importable from here too.
 
 Style is undefined for a text without a word. :func:`score_style` and
 :func:`~persona_metrics.persona.quality.score_quality` refuse such a prediction with a named error by default
@@ -18,217 +19,56 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources as importlib_resources
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
-from scipy.special import rel_entr
 
-from persona_metrics.persona.stylometry import (
-    FEATURE_SET_VERSION,
-    STYLE_FEATURES,
-    feature_vector,
-    is_wordless,
-    raw_features,
+from persona_metrics.persona.formulas import (
+    DEFAULT_STYLE_METHOD,
+    STYLE_BANDS,
+    STYLE_METHODS,
+    StyleModel,
+    fit_style_model,
+    item_scores,
+    jensen_shannon,
+    model_of_samples,
+    samples_json,
+    style_band,
+    vectors_or_none,
+    zscore_similarity,
 )
+from persona_metrics.persona.params import StyleParams
+from persona_metrics.persona.recognition import (
+    METHODOLOGY_RANGES,
+    PRONOUN_ORDER,
+    PersonaEvaluation,
+    evaluate_personas,
+    infer_persona,
+    leave_one_out_accuracy,
+    sample_feature_means,
+)
+from persona_metrics.persona.samples import (
+    BUILTIN_PERSONAS,
+    SAMPLE_SEPARATOR,
+    check_persona_dir,
+    check_persona_samples,
+    load_persona_samples,
+    persona_names,
+    resolve_samples,
+    split_samples,
+)
+from persona_metrics.persona.stylometry import FEATURE_SET_VERSION, STYLE_FEATURES, is_wordless
 from persona_metrics.resources import cache_dir, remove_if_stale
 from persona_metrics.signature import Signature, package_version
-from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals, check_bootstrap
-from persona_metrics.validation import (
-    SCORED_EMPTY,
-    as_list,
-    check_bool,
-    check_empty,
-    check_path,
-    check_text,
-    check_texts,
-    describe,
-    warn,
-)
+from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals
+from persona_metrics.validation import check_bool, check_texts, warn
 
 logger = logging.getLogger(__name__)
-
-#: The shipped personas (``persona_metrics/persona/personas/<name>.txt``).
-BUILTIN_PERSONAS: tuple[str, ...] = ("enthusiast", "formal_analyst", "journalist")
-#: Separator between sample texts in a ``{persona}.txt`` file: a line holding only ``---``.
-SAMPLE_SEPARATOR = "---"
-#: Style-similarity interpretation (methodology, "Interpretation"), lower bounds.
-STYLE_BANDS: tuple[tuple[float, str], ...] = (
-    (0.90, "Excellent"),
-    (0.80, "Good"),
-    (0.70, "Acceptable"),
-    (-math.inf, "Poor"),
-)
-
-
-#: Similarity methods. ``jsd``: the methodology's 1 − Jensen-Shannon divergence of the normalised features
-#: treated as distributions ("Style Similarity Calculation"). ``zscore``: this project's extension, per-feature
-#: Gaussian agreement in units of the pooled sample spread, averaged (``zscore_similarity``; see the card).
-STYLE_METHODS: tuple[str, ...] = ("jsd", "zscore")
-#: The methodology's method is the default.
-DEFAULT_STYLE_METHOD = "jsd"
-#: The feature ranges the methodology states per persona ("Example differences"), natural units, as
-#: ``(low, high)`` with ``None`` for an open end. Qualitative statements are read as: "no exclamations" = 0,
-#: "rare exclamations" = at most 0.2 per 100 words, "few questions" = at most 0.2 per 100 words.
-METHODOLOGY_RANGES: Mapping[str, Mapping[str, tuple[float | None, float | None]]] = {
-    "formal_analyst": {
-        "function_word_rate": (0.45, None),
-        "avg_sentence_length": (25.0, None),
-        "flesch_kincaid_grade": (14.0, None),
-        "exclamation_rate": (0.0, 0.0),
-        "question_rate": (0.0, 0.2),
-    },
-    "journalist": {
-        "function_word_rate": (0.40, 0.44),
-        "avg_sentence_length": (15.0, 20.0),
-        "flesch_kincaid_grade": (10.0, 12.0),
-        "exclamation_rate": (0.0, 0.2),
-    },
-    "enthusiast": {
-        "function_word_rate": (0.35, 0.40),
-        "flesch_kincaid_grade": (8.0, 10.0),
-        "exclamation_rate": (0.5, 2.0),
-    },
-}
-#: Pronoun use, which the methodology states only as an order: enthusiast "higher", analyst "moderate",
-#: journalist "low".
-PRONOUN_ORDER: tuple[str, ...] = ("enthusiast", "formal_analyst", "journalist")
-
-
-def style_band(similarity: float) -> str:
-    """Excellent (≥ 0.90), Good (≥ 0.80), Acceptable (≥ 0.70) or Poor."""
-    return next(label for bound, label in STYLE_BANDS if similarity >= bound)
-
-
-def jensen_shannon(p: np.ndarray, q: np.ndarray) -> float:
-    """Jensen-Shannon divergence (base 2) of two non-negative vectors, each normalised to sum 1."""
-    p = np.asarray(p, dtype=np.float64) / np.sum(p)
-    q = np.asarray(q, dtype=np.float64) / np.sum(q)
-    m = (p + q) / 2.0
-    return float(min(1.0, max(0.0, (rel_entr(p, m).sum() + rel_entr(q, m).sum()) / 2.0 / math.log(2.0))))
-
-
-# --- samples and centroids -------------------------------------------------------------------------------
-def split_samples(text: str) -> list[str]:
-    """Sample texts of one persona file: blocks separated by lines holding only ``---``."""
-    blocks: list[str] = []
-    current: list[str] = []
-    for line in text.splitlines():
-        if line.strip() == SAMPLE_SEPARATOR:
-            blocks.append("\n".join(current))
-            current = []
-        else:
-            current.append(line)
-    blocks.append("\n".join(current))
-    return [b.strip() for b in blocks if b.strip()]
-
-
-def _check_has_words(text: str, where: str) -> None:
-    if is_wordless(text):
-        raise ValueError(f"{where}: text has no words: style features are undefined for an empty text")
-
-
-def _file_samples(path: Path, field: str) -> list[str]:
-    """The sample texts of one ``{persona}.txt`` file, each with a word (file and sample named on failure)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{field} file {path} is not UTF-8 text ({err.reason} at byte {err.start})") from err
-    samples = split_samples(text)
-    if not samples:
-        raise ValueError(f"{field} file {path} holds no sample text")
-    for k, sample in enumerate(samples):
-        _check_has_words(check_text(sample, f"{field} file {path}, sample {k}"), f"{field} file {path}, sample {k}")
-    return samples
-
-
-def check_persona_dir(persona_dir: object) -> Path | None:
-    """``persona_dir`` as a path to an existing directory (None passes).
-
-    Raises:
-        TypeError: not a ``str`` / ``os.PathLike``; ValueError: an empty path (both naming ``persona_dir``).
-        FileNotFoundError: no such directory (or a file), naming ``persona_dir``.
-    """
-    if persona_dir is None:
-        return None
-    path = check_path("persona_dir", persona_dir)
-    try:
-        is_dir = path.is_dir()
-    except (OSError, ValueError):  # a name the file system cannot encode is no directory either
-        is_dir = False
-    if not is_dir:
-        raise FileNotFoundError(f"persona_dir {describe(str(path))} is not a directory")
-    return path
-
-
-def load_persona_samples(directory: str | Path | None = None) -> dict[str, list[str]]:
-    """``{persona: [texts]}`` from every ``{persona}.txt`` in ``directory`` (default: the shipped personas).
-
-    Raises:
-        TypeError / ValueError: ``directory`` is not a path (:func:`check_persona_dir`); a file that is not UTF-8,
-            holds no sample or a sample without words (file and sample named).
-        FileNotFoundError: the directory does not exist or holds no ``.txt`` file.
-    """
-    if directory is None:
-        root = importlib_resources.files("persona_metrics.persona") / "personas"
-        files = {Path(str(f)).stem: f.read_text(encoding="utf-8") for f in root.iterdir() if f.name.endswith(".txt")}
-        return {name: split_samples(text) for name, text in sorted(files.items())}
-    path = cast(Path, check_persona_dir(directory))  # a path for any directory that is not None
-    samples = {f.stem: _file_samples(f, "persona_dir") for f in sorted(path.glob("*.txt"))}
-    if not samples:
-        raise FileNotFoundError(f"no {{persona}}.txt files in persona_dir {path}")
-    return dict(sorted(samples.items()))
-
-
-def check_persona_samples(persona_samples: object, field: str = "persona_samples") -> dict[str, list[str]]:
-    """``persona_samples`` as ``{name: [texts]}`` of plain lists (None: ``{}``), every text checked.
-
-    Raises:
-        TypeError: not a mapping, a name that is not a string, a value that is not a list of strings (named).
-        ValueError: an empty name or list, an empty text, a lone surrogate or a text without words (field, persona
-            and index named: ``persona_samples['x'][0]``).
-    """
-    if persona_samples is None:
-        return {}
-    if not isinstance(persona_samples, Mapping):
-        raise TypeError(
-            f"{field} must be a dict {{persona name: [sample texts]}}, got {type(persona_samples).__name__}: "
-            f"{describe(persona_samples)}"
-        )
-    out: dict[str, list[str]] = {}
-    for name, texts in persona_samples.items():
-        check_text(name, f"{field} key {describe(name)}")
-        where = f"{field}[{name!r}]"
-        items = as_list(texts, where, "a non-empty list of sample texts")
-        if not items:
-            raise ValueError(f"{where} must be a non-empty list of texts (it is empty)")
-        for i, text in enumerate(items):
-            _check_has_words(check_text(text, f"{where}[{i}]"), f"{where}[{i}]")
-        out[name] = items
-    return out
-
-
-def resolve_samples(
-    persona_samples: Mapping[str, Sequence[str]] | None = None, persona_dir: str | Path | None = None
-) -> dict[str, list[str]]:
-    """Shipped personas, overridden/extended by ``persona_dir`` files, then by ``persona_samples``.
-
-    Raises:
-        TypeError / ValueError / FileNotFoundError: see :func:`check_persona_samples` and
-            :func:`load_persona_samples`.
-    """
-    extra = check_persona_samples(persona_samples)
-    samples = load_persona_samples()
-    if persona_dir is not None:
-        samples |= load_persona_samples(persona_dir)
-    return samples | extra
 
 
 def samples_hash(samples: Mapping[str, Sequence[str]]) -> str:
@@ -240,74 +80,6 @@ def samples_hash(samples: Mapping[str, Sequence[str]]) -> str:
 def default_centroid_path() -> Path:
     """``cache_dir()/persona_centroids.json``."""
     return cache_dir() / "persona_centroids.json"
-
-
-@dataclass(frozen=True)
-class StyleModel:
-    """What style similarity is measured against: one centroid per persona and the pooled feature spread.
-
-    Attributes:
-        centroids: ``{persona: mean normalised feature vector of its samples}``.
-        spread: per feature, the standard deviation of the normalised features over all personas' samples
-            pooled (the unit of the ``zscore`` method; not used by ``jsd``).
-    """
-
-    centroids: dict[str, np.ndarray]
-    spread: np.ndarray
-
-    def similarities(self, vector: np.ndarray, method: str = DEFAULT_STYLE_METHOD) -> dict[str, float]:
-        """Similarity of one feature vector to every centroid, by ``method`` (see :data:`STYLE_METHODS`)."""
-        if method == "jsd":
-            return {name: 1.0 - jensen_shannon(vector, c) for name, c in self.centroids.items()}
-        if not np.all(self.spread > 0):
-            flat = [f for f, s in zip(STYLE_FEATURES, self.spread, strict=True) if not s > 0]
-            raise ValueError(
-                f"method 'zscore' needs every feature to vary over the persona samples, but {flat} take one value "
-                "in all of them: add samples (or use method 'jsd')"
-            )
-        return {name: zscore_similarity(vector, c, self.spread) for name, c in self.centroids.items()}
-
-
-def zscore_similarity(vector: np.ndarray, centroid: np.ndarray, spread: np.ndarray) -> float:
-    """``mean_k exp(−½ · ((x_k − c_k) / s_k)²)``: per-feature Gaussian agreement in pooled-spread units, averaged.
-
-    Each feature contributes 1 at the centroid, 0.61 one pooled standard deviation away, 0.14 at two and ≈ 0
-    beyond three; the mean over the features is in [0, 1]. Averaging per feature keeps one extreme feature
-    (an exclamation mark in a 15-word summary is 7 per 100 words) from zeroing the whole score.
-    """
-    z = (np.asarray(vector, dtype=np.float64) - centroid) / spread
-    return float(np.mean(np.exp(-0.5 * z * z)))
-
-
-def fit_style_model(vectors: Mapping[str, Sequence[np.ndarray]]) -> StyleModel:
-    """Centroids (mean per persona) and spread (population standard deviation of all vectors pooled)."""
-    centroids = {name: np.mean(np.asarray(vecs), axis=0) for name, vecs in vectors.items()}
-    pooled = np.asarray([v for vecs in vectors.values() for v in vecs])
-    return StyleModel(centroids, pooled.std(axis=0))
-
-
-def _vector(text: str, where: str) -> np.ndarray:
-    """The feature vector of one text; its error names ``where`` (``predictions[3]: text has no words ...``)."""
-    try:
-        return feature_vector(text)
-    except ValueError as err:
-        raise ValueError(f"{where}: {err}") from err
-
-
-def _prediction_vectors(predictions: Sequence[str], field: str = "predictions") -> list[np.ndarray]:
-    return [_vector(text, f"{field}[{i}]") for i, text in enumerate(predictions)]
-
-
-def _vectors_or_none(predictions: Sequence[str], empty: frozenset[int]) -> list[np.ndarray | None]:
-    """The predictions' feature vectors, ``None`` at the ``empty`` positions (scored 0 under ``empty="zero"``)."""
-    return [None if i in empty else _vector(text, f"predictions[{i}]") for i, text in enumerate(predictions)]
-
-
-@cache
-def _model_for(samples_json: str) -> StyleModel:
-    """The style model of JSON-encoded samples, memoised for the process."""
-    samples = json.loads(samples_json)
-    return fit_style_model({name: _prediction_vectors(texts, f"samples[{name!r}]") for name, texts in samples.items()})
 
 
 #: Distributions whose versions change feature values (syllables, sentence splitting): recorded in the cache.
@@ -429,46 +201,9 @@ def build_centroids(samples: Mapping[str, Sequence[str]], cache_path: str | Path
         cached = _read_cached_model(path, key, list(samples))
         if cached is not None:
             return cached
-    model = _model_for(json.dumps({k: list(v) for k, v in sorted(samples.items())}))
+    model = model_of_samples(samples_json(samples))
     _write_record(path, _cache_record(key, model))
     return StyleModel(dict(model.centroids), model.spread)
-
-
-def check_style_method(method: object, name: str = "method") -> str:
-    """``method`` if it is one of :data:`STYLE_METHODS`.
-
-    Raises:
-        ValueError: any other value (the option and the allowed values named).
-    """
-    if not isinstance(method, str) or method not in STYLE_METHODS:
-        raise ValueError(f"{name} = {describe(method)} is not a style method; allowed: {list(STYLE_METHODS)}")
-    return method
-
-
-def check_style_options(
-    method: object = DEFAULT_STYLE_METHOD,
-    persona_samples: object = None,
-    persona_dir: object = None,
-    bootstrap: object = 0,
-    seed: object = DEFAULT_BOOTSTRAP_SEED,
-    *,
-    method_name: str = "method",
-    empty: object = "error",
-) -> None:
-    """Check the style options of every entry point, before any text is scored.
-
-    :func:`score_style`, :func:`~persona_metrics.persona.quality.score_quality` and the ``persona_style`` and
-    ``persona_quality`` modules (so the hooks and the CLI too) run these checks.
-
-    Raises:
-        TypeError / ValueError / FileNotFoundError: a bad value, naming the option (and the persona and index of a
-            bad sample); an ``empty`` value that is not one of :data:`~persona_metrics.validation.SCORED_EMPTY`.
-    """
-    check_empty(empty, SCORED_EMPTY)
-    check_style_method(method, method_name)
-    check_persona_samples(persona_samples)
-    check_persona_dir(persona_dir)
-    check_bootstrap(bootstrap, seed)
 
 
 # --- scoring ---------------------------------------------------------------------------------------------
@@ -542,35 +277,6 @@ class StyleResult:
         return out
 
 
-def _nearest(similarities: Mapping[str, float]) -> str:
-    return max(similarities, key=lambda k: similarities[k])
-
-
-def _item_scores(
-    vectors: Sequence[np.ndarray | None], personas: Sequence[str], model: StyleModel, method: str, features: bool
-) -> tuple[list[float], list[str | None], list[dict[str, tuple[float, float]] | None]]:
-    """Per item: similarity to its persona, the nearest persona and (``features``) its features by the centroid's.
-
-    An item without a vector (an empty prediction under ``empty="zero"``) scores 0, with ``None`` for the rest.
-    """
-    scores: list[float] = []
-    nearest: list[str | None] = []
-    feats: list[dict[str, tuple[float, float]] | None] = []
-    for vec, persona in zip(vectors, personas, strict=True):
-        if vec is None:
-            scores.append(0.0)
-            nearest.append(None)
-            feats.append(None)
-            continue
-        sims = model.similarities(vec, method)
-        scores.append(sims[persona])
-        nearest.append(_nearest(sims))
-        if features:
-            centroid = model.centroids[persona]
-            feats.append({n: (float(v), float(c)) for n, v, c in zip(STYLE_FEATURES, vec, centroid, strict=True)})
-    return scores, nearest, feats
-
-
 def score_style(
     predictions: Sequence[str],
     personas: Sequence[str],
@@ -610,30 +316,46 @@ def score_style(
             whitespace-only text)``, ``predictions[3]: text has no words ...``), an ``empty`` value other than
             ``"error"`` and ``"zero"``, or a bad ``bootstrap``.
     """
-    empty = check_empty(empty, SCORED_EMPTY)
-    texts = check_texts(
-        allow_empty=("predictions",) if empty == "zero" else (), predictions=predictions, personas=personas
-    )
-    predictions, personas = texts["predictions"], texts["personas"]
     check_bool("return_features", return_features)
-    check_style_method(method)
-    bootstrap, seed = check_bootstrap(bootstrap, seed)
-    samples = resolve_samples(persona_samples, persona_dir)
+    params = StyleParams(
+        method=method,
+        persona_samples=persona_samples,  # type: ignore[arg-type]  # checked and converted to lists
+        persona_dir=persona_dir,
+        centroid_cache=centroid_cache,
+        bootstrap=bootstrap,
+        seed=seed,
+        empty=empty,
+    )
+    return style_result(predictions, personas, params, return_features=return_features)
+
+
+def style_result(
+    predictions: Sequence[str], personas: Sequence[str], params: StyleParams, *, return_features: bool = False
+) -> StyleResult:
+    """:func:`score_style` with its options as one checked :class:`~persona_metrics.persona.params.StyleParams`.
+
+    Raises:
+        TypeError / ValueError: bad texts or an unknown persona, as :func:`score_style`.
+    """
+    zero = params.empty == "zero"
+    texts = check_texts(allow_empty=("predictions",) if zero else (), predictions=predictions, personas=personas)
+    predictions, personas = texts["predictions"], texts["personas"]
+    samples = resolve_samples(params.persona_samples, params.persona_dir)
     for i, persona in enumerate(personas):
         if persona not in samples:
             raise ValueError(f"personas[{i}] = {persona!r} is not a known persona; known: {sorted(samples)}")
-    blank = tuple(i for i, text in enumerate(predictions) if is_wordless(text)) if empty == "zero" else ()
-    vectors = _vectors_or_none(predictions, frozenset(blank))
-    model = build_centroids(samples, centroid_cache)
-    scores, nearest, features = _item_scores(vectors, personas, model, method, return_features)
-    measure = Signature.of(jsd="base2") if method == "jsd" else Signature.of(zscore="mean-gauss")
+    blank = tuple(i for i, text in enumerate(predictions) if is_wordless(text)) if zero else ()
+    vectors = vectors_or_none(predictions, frozenset(blank))
+    model = build_centroids(samples, params.centroid_cache)
+    scores, nearest, features = item_scores(vectors, personas, model, params.method, return_features)
+    measure = Signature.of(jsd="base2") if params.method == "jsd" else Signature.of(zscore="mean-gauss")
     config = Signature.of("style", features=f"v{FEATURE_SET_VERSION}") + measure
     config += Signature.of(samples=samples_hash(samples)[:12])
     similarity = np.array(scores)
     intervals: dict[str, tuple[float, float]] = {}
-    if bootstrap:
-        intervals = bootstrap_intervals({"style_similarity": similarity}, bootstrap, seed)
-        config += Signature.of(bootstrap=f"{bootstrap},seed:{seed}")
+    if params.bootstrap:
+        intervals = bootstrap_intervals({"style_similarity": similarity}, params.bootstrap, params.seed)
+        config += Signature.of(bootstrap=f"{params.bootstrap},seed:{params.seed}")
     return StyleResult(
         scores=similarity,
         personas=tuple(personas),
@@ -645,169 +367,36 @@ def score_style(
     )
 
 
-# --- how well the personas are recognised ----------------------------------------------------------------
-@dataclass(frozen=True)
-class PersonaEvaluation:
-    """Nearest-centroid identification of labelled texts (rows: true persona, columns: centroid).
-
-    Attributes:
-        method: the similarity method.
-        personas: row order (the personas of the labelled texts).
-        centroids: column order (every persona of the samples).
-        confusion: ``confusion[i, j]`` = texts of ``personas[i]`` most similar to ``centroids[j]``.
-        similarity: ``similarity[i, j]`` = mean similarity of ``personas[i]``'s texts to ``centroids[j]``.
-        margin: per row, the mean over its texts of (similarity to the own centroid − the best other one);
-            positive when the texts are, on average, nearest to their own persona.
-    """
-
-    method: str
-    personas: tuple[str, ...]
-    centroids: tuple[str, ...]
-    confusion: np.ndarray
-    similarity: np.ndarray
-    margin: np.ndarray
-
-    @property
-    def per_persona_accuracy(self) -> dict[str, float]:
-        """Share of each persona's texts whose nearest centroid is their own."""
-        return {
-            p: float(self.confusion[i, self.centroids.index(p)] / self.confusion[i].sum())
-            for i, p in enumerate(self.personas)
-        }
-
-    @property
-    def counts(self) -> dict[str, int]:
-        """Number of labelled texts per persona."""
-        return {p: int(self.confusion[i].sum()) for i, p in enumerate(self.personas)}
-
-    @property
-    def accuracy(self) -> float:
-        """Share of all texts whose nearest centroid is their own persona's."""
-        hits = sum(self.confusion[i, self.centroids.index(p)] for i, p in enumerate(self.personas))
-        return float(hits / self.confusion.sum())
-
-    def as_dict(self) -> dict[str, object]:
-        """Plain JSON-able numbers: accuracy, per-persona accuracy, confusion, similarity and margin tables."""
-        return {
-            "method": self.method,
-            "accuracy": self.accuracy,
-            "per_persona_accuracy": self.per_persona_accuracy,
-            "confusion": self._table(self.confusion.tolist()),
-            "similarity": self._table(self.similarity.tolist()),
-            "margin": dict(zip(self.personas, self.margin.tolist(), strict=True)),
-        }
-
-    def _table(self, rows: list[list[float]]) -> dict[str, dict[str, float]]:
-        return {p: dict(zip(self.centroids, row, strict=True)) for p, row in zip(self.personas, rows, strict=True)}
-
-
-def _check_text_lists(field: str, texts_by_persona: Mapping[str, Sequence[str]]) -> None:
-    """Each value a non-empty list of texts with words (field, persona and index named)."""
-    check_persona_samples(texts_by_persona, field)
-
-
-def evaluate_personas(
-    samples: Mapping[str, Sequence[str]],
-    labelled: Mapping[str, Sequence[str]],
-    *,
-    method: str = DEFAULT_STYLE_METHOD,
-) -> PersonaEvaluation:
-    """How well centroids built from ``samples`` recognise the persona of held-out ``labelled`` texts.
-
-    Each labelled text is given the persona whose centroid is most similar (by ``method``); nothing of
-    ``labelled`` enters the centroids or the spread.
-
-    Args:
-        samples: ``{persona: [sample texts]}`` the centroids are built from (e.g. :func:`load_persona_samples`).
-        labelled: ``{persona: [texts]}`` with known personas (e.g. ``load_persona_samples("data/persona_heldout")``).
-        method: a style method (:data:`STYLE_METHODS`).
-
-    Raises:
-        ValueError: a labelled persona without samples, an empty list, a text without words (named), a bad method.
-    """
-    check_style_method(method)
-    _check_text_lists("samples", samples)
-    _check_text_lists("labelled", labelled)
-    for name in labelled:
-        if name not in samples:
-            raise ValueError(f"labelled persona {name!r} has no samples; personas with samples: {sorted(samples)}")
-    personas = tuple(sorted(labelled))
-    vectors = {p: _prediction_vectors(labelled[p], f"labelled[{p!r}]") for p in personas}
-    model = _model_for(json.dumps({k: list(v) for k, v in sorted(samples.items())}))
-    centroids = tuple(sorted(model.centroids))
-    confusion = np.zeros((len(personas), len(centroids)), dtype=np.int64)
-    similarity = np.zeros((len(personas), len(centroids)))
-    margin = np.zeros(len(personas))
-    for i, persona in enumerate(personas):
-        for vec in vectors[persona]:
-            sims = model.similarities(vec, method)
-            confusion[i, centroids.index(_nearest(sims))] += 1
-            similarity[i] += [sims[c] for c in centroids]
-            margin[i] += sims[persona] - max(s for c, s in sims.items() if c != persona)
-        similarity[i] /= len(labelled[persona])
-        margin[i] /= len(labelled[persona])
-    return PersonaEvaluation(method, personas, centroids, confusion, similarity, margin)
-
-
-def leave_one_out_accuracy(
-    samples: Mapping[str, Sequence[str]], method: str = DEFAULT_STYLE_METHOD
-) -> dict[str, float]:
-    """Leave-one-out nearest-centroid identification accuracy per persona (and ``"overall"``).
-
-    Each sample is assigned to the persona whose centroid (and, for ``zscore``, spread), refitted without that
-    sample, is most similar. A persona with one sample cannot be left out of itself and is skipped as a row.
-    """
-    check_style_method(method)
-    _check_text_lists("samples", samples)
-    vectors = {name: _prediction_vectors(texts, f"samples[{name!r}]") for name, texts in samples.items()}
-    hits: dict[str, list[bool]] = {name: [] for name, vecs in vectors.items() if len(vecs) > 1}
-    for name in hits:
-        for i, vec in enumerate(vectors[name]):
-            rest = {
-                other: [v for j, v in enumerate(vecs) if other != name or j != i] for other, vecs in vectors.items()
-            }
-            hits[name].append(_nearest(fit_style_model(rest).similarities(vec, method)) == name)
-    out = {name: sum(h) / len(h) for name, h in hits.items()}
-    out["overall"] = sum(sum(h) for h in hits.values()) / sum(len(h) for h in hits.values())
-    return out
-
-
-def sample_feature_means(samples: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
-    """Mean raw (natural-unit) features of each persona's texts, ``{persona: {feature: mean}}``."""
-    out = {}
-    for name, texts in samples.items():
-        feats = [raw_features(t) for t in texts]
-        out[name] = {f: float(np.mean([x[f] for x in feats])) for f in STYLE_FEATURES}
-    return out
-
-
-# --- persona inference -----------------------------------------------------------------------------------
-def infer_persona(metadata: Mapping[str, object]) -> str:
-    """Target persona from article metadata, by the methodology's rules ("Automatic Persona Detection").
-
-    An explicit ``metadata["persona"]`` wins. Otherwise, in order: ``"Research Note"`` in ``prompt_type`` or
-    ``"Analyst"`` in ``author`` → ``formal_analyst``; ``"Morning Summary"`` or ``"Brief"`` in ``prompt_type``
-    → ``journalist``; ``"PhD"``, ``"CFA"`` or ``"Economist"`` in ``author`` → ``formal_analyst``; else
-    ``journalist``. Matching is case-sensitive substring matching, as written in the methodology.
-
-    >>> infer_persona({"prompt_type": "Equity Research Note", "author": "J. Doe"})
-    'formal_analyst'
-    >>> infer_persona({"prompt_type": "Market Brief", "author": "Chief Economist"})
-    'journalist'
-    """
-    if not isinstance(metadata, Mapping):
-        raise TypeError(f"metadata must be a mapping, got {type(metadata).__name__}")
-    explicit = metadata.get("persona")
-    if explicit:
-        if not isinstance(explicit, str):
-            raise TypeError(f"metadata['persona'] must be a string, got {type(explicit).__name__}")
-        return explicit
-    prompt_type = str(metadata.get("prompt_type") or "")
-    author = str(metadata.get("author") or "")
-    if "Research Note" in prompt_type or "Analyst" in author:
-        return "formal_analyst"
-    if "Morning Summary" in prompt_type or "Brief" in prompt_type:
-        return "journalist"
-    if any(word in author for word in ("PhD", "CFA", "Economist")):
-        return "formal_analyst"
-    return "journalist"
+__all__ = [
+    "BUILTIN_PERSONAS",
+    "DEFAULT_STYLE_METHOD",
+    "FEATURE_PACKAGES",
+    "METHODOLOGY_RANGES",
+    "PRONOUN_ORDER",
+    "SAMPLE_SEPARATOR",
+    "STYLE_BANDS",
+    "STYLE_METHODS",
+    "PersonaEvaluation",
+    "StyleModel",
+    "StyleParams",
+    "StyleResult",
+    "build_centroids",
+    "check_persona_dir",
+    "check_persona_samples",
+    "default_centroid_path",
+    "evaluate_personas",
+    "fit_style_model",
+    "infer_persona",
+    "jensen_shannon",
+    "leave_one_out_accuracy",
+    "load_persona_samples",
+    "persona_names",
+    "resolve_samples",
+    "sample_feature_means",
+    "samples_hash",
+    "score_style",
+    "split_samples",
+    "style_band",
+    "style_result",
+    "zscore_similarity",
+]

@@ -1,0 +1,156 @@
+"""Style similarity as pure functions of feature vectors: JSD, z-score agreement, centroids, nearest persona.
+
+The persona-quality methodology, "Style Fidelity Assessment" (the persona_style card has the formulas and the
+measured figures): a summary's 10-feature vector (:mod:`persona_metrics.persona.stylometry`) and the persona's
+centroid (mean vector of its sample texts) are each normalised to sum 1 and compared by the Jensen-Shannon divergence
+in base 2 (in [0, 1]); ``style_similarity = 1 − JSD`` (``method="jsd"``, the default). ``method="zscore"`` is this
+project's extension: per-feature Gaussian agreement in units of the pooled sample spread, averaged.
+
+No files and no option checks here: the samples come from :mod:`persona_metrics.persona.samples`, the options
+are checked by :class:`persona_metrics.persona.params.StyleParams`, and the scorer with its centroid cache is
+:mod:`persona_metrics.persona.style`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+from scipy.special import rel_entr
+
+from persona_metrics.persona.stylometry import STYLE_FEATURES, feature_vector
+
+#: Style-similarity interpretation (methodology, "Interpretation"), lower bounds.
+STYLE_BANDS: tuple[tuple[float, str], ...] = (
+    (0.90, "Excellent"),
+    (0.80, "Good"),
+    (0.70, "Acceptable"),
+    (-math.inf, "Poor"),
+)
+#: Similarity methods. ``jsd``: the methodology's 1 − Jensen-Shannon divergence of the normalised features
+#: treated as distributions ("Style Similarity Calculation"). ``zscore``: this project's extension, per-feature
+#: Gaussian agreement in units of the pooled sample spread, averaged (``zscore_similarity``; see the card).
+STYLE_METHODS: tuple[str, ...] = ("jsd", "zscore")
+#: The methodology's method is the default.
+DEFAULT_STYLE_METHOD = "jsd"
+
+
+def style_band(similarity: float) -> str:
+    """Excellent (≥ 0.90), Good (≥ 0.80), Acceptable (≥ 0.70) or Poor."""
+    return next(label for bound, label in STYLE_BANDS if similarity >= bound)
+
+
+def jensen_shannon(p: np.ndarray, q: np.ndarray) -> float:
+    """Jensen-Shannon divergence (base 2) of two non-negative vectors, each normalised to sum 1."""
+    p = np.asarray(p, dtype=np.float64) / np.sum(p)
+    q = np.asarray(q, dtype=np.float64) / np.sum(q)
+    m = (p + q) / 2.0
+    return float(min(1.0, max(0.0, (rel_entr(p, m).sum() + rel_entr(q, m).sum()) / 2.0 / math.log(2.0))))
+
+
+@dataclass(frozen=True)
+class StyleModel:
+    """What style similarity is measured against: one centroid per persona and the pooled feature spread.
+
+    Attributes:
+        centroids: ``{persona: mean normalised feature vector of its samples}``.
+        spread: per feature, the standard deviation of the normalised features over all personas' samples
+            pooled (the unit of the ``zscore`` method; not used by ``jsd``).
+    """
+
+    centroids: dict[str, np.ndarray]
+    spread: np.ndarray
+
+    def similarities(self, vector: np.ndarray, method: str = DEFAULT_STYLE_METHOD) -> dict[str, float]:
+        """Similarity of one feature vector to every centroid, by ``method`` (see :data:`STYLE_METHODS`)."""
+        if method == "jsd":
+            return {name: 1.0 - jensen_shannon(vector, c) for name, c in self.centroids.items()}
+        if not np.all(self.spread > 0):
+            flat = [f for f, s in zip(STYLE_FEATURES, self.spread, strict=True) if not s > 0]
+            raise ValueError(
+                f"method 'zscore' needs every feature to vary over the persona samples, but {flat} take one value "
+                "in all of them: add samples (or use method 'jsd')"
+            )
+        return {name: zscore_similarity(vector, c, self.spread) for name, c in self.centroids.items()}
+
+
+def zscore_similarity(vector: np.ndarray, centroid: np.ndarray, spread: np.ndarray) -> float:
+    """``mean_k exp(−½ · ((x_k − c_k) / s_k)²)``: per-feature Gaussian agreement in pooled-spread units, averaged.
+
+    Each feature contributes 1 at the centroid, 0.61 one pooled standard deviation away, 0.14 at two and ≈ 0
+    beyond three; the mean over the features is in [0, 1]. Averaging per feature keeps one extreme feature
+    (an exclamation mark in a 15-word summary is 7 per 100 words) from zeroing the whole score.
+    """
+    z = (np.asarray(vector, dtype=np.float64) - centroid) / spread
+    return float(np.mean(np.exp(-0.5 * z * z)))
+
+
+def fit_style_model(vectors: Mapping[str, Sequence[np.ndarray]]) -> StyleModel:
+    """Centroids (mean per persona) and spread (population standard deviation of all vectors pooled)."""
+    centroids = {name: np.mean(np.asarray(vecs), axis=0) for name, vecs in vectors.items()}
+    pooled = np.asarray([v for vecs in vectors.values() for v in vecs])
+    return StyleModel(centroids, pooled.std(axis=0))
+
+
+def text_vector(text: str, where: str) -> np.ndarray:
+    """The feature vector of one text; its error names ``where`` (``predictions[3]: text has no words ...``)."""
+    try:
+        return feature_vector(text)
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from err
+
+
+def text_vectors(texts: Sequence[str], field: str = "predictions") -> list[np.ndarray]:
+    """The feature vectors of ``texts``; an error names ``field`` and the index (``samples['x'][2]: ...``)."""
+    return [text_vector(text, f"{field}[{i}]") for i, text in enumerate(texts)]
+
+
+def vectors_or_none(predictions: Sequence[str], empty: frozenset[int]) -> list[np.ndarray | None]:
+    """The predictions' feature vectors, ``None`` at the ``empty`` positions (scored 0 under ``empty="zero"``)."""
+    return [None if i in empty else text_vector(text, f"predictions[{i}]") for i, text in enumerate(predictions)]
+
+
+def samples_json(samples: Mapping[str, Sequence[str]]) -> str:
+    """``samples`` as canonical JSON (personas sorted): the key of :func:`model_of_samples`."""
+    return json.dumps({k: list(v) for k, v in sorted(samples.items())})
+
+
+@cache
+def model_of_samples(samples_key: str) -> StyleModel:
+    """The style model of JSON-encoded samples (:func:`samples_json`), memoised for the process."""
+    samples = json.loads(samples_key)
+    return fit_style_model({name: text_vectors(texts, f"samples[{name!r}]") for name, texts in samples.items()})
+
+
+def nearest(similarities: Mapping[str, float]) -> str:
+    """The persona with the highest similarity (the first of equal ones, in the mapping's order)."""
+    return max(similarities, key=lambda k: similarities[k])
+
+
+def item_scores(
+    vectors: Sequence[np.ndarray | None], personas: Sequence[str], model: StyleModel, method: str, features: bool
+) -> tuple[list[float], list[str | None], list[dict[str, tuple[float, float]] | None]]:
+    """Per item: similarity to its persona, the nearest persona and (``features``) its features by the centroid's.
+
+    An item without a vector (an empty prediction under ``empty="zero"``) scores 0, with ``None`` for the rest.
+    """
+    scores: list[float] = []
+    nearest_personas: list[str | None] = []
+    feats: list[dict[str, tuple[float, float]] | None] = []
+    for vec, persona in zip(vectors, personas, strict=True):
+        if vec is None:
+            scores.append(0.0)
+            nearest_personas.append(None)
+            feats.append(None)
+            continue
+        sims = model.similarities(vec, method)
+        scores.append(sims[persona])
+        nearest_personas.append(nearest(sims))
+        if features:
+            centroid = model.centroids[persona]
+            feats.append({n: (float(v), float(c)) for n, v, c in zip(STYLE_FEATURES, vec, centroid, strict=True)})
+    return scores, nearest_personas, feats
