@@ -10,41 +10,15 @@ evaluate's modules cache (once per version; a few milliseconds when already done
 from __future__ import annotations
 
 import os
-from importlib.metadata import PackageNotFoundError, version
-from typing import Any
 
-from persona_metrics.integrations.registry import available_metrics, metric_script, modules_cache, register
+from persona_metrics.integrations.registry import available_metrics, load, metric_script, modules_cache, register
+from persona_metrics.signature import __version__
 from persona_metrics.validation import PersonaMetricsWarning, warn
-
-try:
-    __version__ = version("persona-metrics")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0+unknown"
 
 #: Names of the bundled evaluate modules.
 METRICS: tuple[str, ...] = available_metrics()
 
 __all__ = ["METRICS", "PersonaMetricsWarning", "__version__", "load", "metric_script", "register"]
-
-
-def load(name: str, **kwargs: Any) -> Any:
-    """Load a bundled metric as an ``evaluate`` module, by the installed script's path.
-
-    Makes no network call and logs no warning, from any working directory.
-
-    Args:
-        name: one of :data:`METRICS`.
-        **kwargs: passed to ``evaluate.load`` (``config_name``, ``experiment_id``, ``keep_in_memory`` ...).
-
-    Returns:
-        The ``evaluate.EvaluationModule``.
-
-    Raises:
-        ValueError: an unknown name (the message lists the bundled metrics).
-    """
-    import evaluate  # heavy (seconds): imported on first use only
-
-    return evaluate.load(str(metric_script(name)), **kwargs)
 
 
 #: Environment variable that turns off the registration at import (any value but "" and "0").

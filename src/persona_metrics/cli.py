@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from persona_metrics.commands import COMMANDS, command_module
 from persona_metrics.commands.output import InputError
+from persona_metrics.signature import __version__
 from persona_metrics.validation import MissingExtraError
 
 #: What ``persona-metrics --help`` says above the commands.
@@ -28,8 +29,6 @@ INPUT_ERROR_STATUS = 2
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``persona-metrics`` parser with one subparser per command."""
-    from persona_metrics import __version__
-
     parser = argparse.ArgumentParser(
         prog="persona-metrics", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )

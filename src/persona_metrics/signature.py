@@ -18,12 +18,17 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 
 
-def package_version(distribution: str) -> str:
-    """The installed version of a PyPI distribution, for a signature; ``"unknown"`` when it is not installed."""
+def package_version(distribution: str, missing: str = "unknown") -> str:
+    """The installed version of a PyPI distribution, for a signature; ``missing`` when it is not installed."""
     try:
         return version(distribution)
     except PackageNotFoundError:
-        return "unknown"
+        return missing
+
+
+#: This package's version (``persona_metrics.__version__``), last in every signature; ``"0.0.0+unknown"`` when
+#: running from a source tree that is not installed.
+__version__ = package_version("persona-metrics", missing="0.0.0+unknown")
 
 
 def _value(value: object) -> str:
@@ -59,6 +64,4 @@ class Signature:
 
     def __str__(self) -> str:
         """The full signature: the parts, then ``persona_metrics:<version>``."""
-        from persona_metrics import __version__
-
         return f"{self.text}|persona_metrics:{__version__}"

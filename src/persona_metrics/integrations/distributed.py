@@ -141,11 +141,9 @@ class DistributedMetric:
 
     #: The bundled metric's name (set by each subclass).
     name: str = ""
-    #: Per-item inputs that are compute options of the module rather than features (``document_ids``).
-    row_options: tuple[str, ...] = ()
 
     def __init__(self, *, empty: str = DEFAULT_EMPTY, **options: Any) -> None:
-        from persona_metrics import load
+        from persona_metrics.integrations.registry import load
 
         self._empty = EmptyPolicy(self.name, empty)
         self._module = load(self.name, keep_in_memory=True)
@@ -157,6 +155,11 @@ class DistributedMetric:
         self._options = dict(options)
         self._features = tuple(input_names(self._module))
         self._rows: list[dict[str, Any]] = []
+
+    @property
+    def row_options(self) -> tuple[str, ...]:
+        """Per-item inputs that are compute options of the module rather than features: its ``_id_options``."""
+        return tuple(self._module._id_options)
 
     def reset(self) -> None:
         """Forget the rows added so far (on this rank)."""
@@ -255,14 +258,12 @@ class PersevalMetric(DistributedMetric):
     """PerSEval (``perseval``) over ``torch.distributed``; inputs predictions, references, documents."""
 
     name = "perseval"
-    row_options = ("document_ids",)
 
 
 class DegressMetric(DistributedMetric):
     """DEGRESS / EGISES / P-Acc (``degress``) over ``torch.distributed``."""
 
     name = "degress"
-    row_options = ("document_ids",)
 
 
 class PersonaQualityMetric(DistributedMetric):

@@ -395,9 +395,9 @@ def _check_side_inputs(name: str, inputs: list[str], mapping: Mapping[str, str])
 
 def _load(name: str) -> Any:
     """Load a bundled metric by name, in memory (no cache files shared between jobs or hooks)."""
-    import persona_metrics
+    from persona_metrics.integrations.registry import load
 
-    return persona_metrics.load(name, keep_in_memory=True)
+    return load(name, keep_in_memory=True)
 
 
 def _column_names(dataset: Any) -> list[str]:

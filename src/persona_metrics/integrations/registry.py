@@ -1,11 +1,12 @@
-"""Bare-name registration of the bundled metrics in evaluate's dynamic-modules cache.
+"""The bundled metrics: loading by path (:func:`load`) and bare-name registration in evaluate's modules cache.
 
 ``evaluate`` has no plugin mechanism: ``evaluate.load("perseval")`` looks in the working directory, then
 the Hub, then its modules cache (``$HF_MODULES_CACHE/evaluate_modules/metrics/evaluate-metric--NAME/<hash>/``,
 newest ``NAME.py`` by mtime wins). :func:`register` writes the installed metric scripts there, so the bare
 name resolves offline from any directory (``docs/evaluate_conventions.md`` §1.2, §1.7).
 
-This module uses the standard library and persona_metrics.validation only (importing evaluate takes seconds).
+This module imports the standard library and floors 1-2 of the package only; :func:`load` imports evaluate on
+first use (importing it takes seconds).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from persona_metrics.resources import remove_if_stale
 from persona_metrics.validation import warn
@@ -46,6 +48,26 @@ def metric_script(name: str) -> Path:
     if name not in names:
         raise ValueError(f"unknown metric {name!r}; bundled metrics are {list(names)}")
     return metrics_dir() / name / f"{name}.py"
+
+
+def load(name: str, **kwargs: Any) -> Any:
+    """Load a bundled metric as an ``evaluate`` module, by the installed script's path (``persona_metrics.load``).
+
+    Makes no network call and logs no warning, from any working directory.
+
+    Args:
+        name: one of :data:`persona_metrics.METRICS`.
+        **kwargs: passed to ``evaluate.load`` (``config_name``, ``experiment_id``, ``keep_in_memory`` ...).
+
+    Returns:
+        The ``evaluate.EvaluationModule``.
+
+    Raises:
+        ValueError: an unknown name (the message lists the bundled metrics).
+    """
+    import evaluate  # heavy (seconds): imported on first use only
+
+    return evaluate.load(str(metric_script(name)), **kwargs)
 
 
 def modules_cache() -> Path:
