@@ -7,11 +7,13 @@
 * :mod:`~persona_metrics.persona.params`: :class:`StyleParams` and :class:`QualityParams`, the validated options;
 * :mod:`~persona_metrics.persona.style`: :func:`score_style`, its result and the centroid cache;
 * :mod:`~persona_metrics.persona.recognition`: held-out recognition, the methodology's ranges, persona inference;
-* :mod:`~persona_metrics.persona.quality`: ROUGE-Lsum, BERTScore, optional BLEURT and the 70/30 combination.
+* :mod:`~persona_metrics.persona.quality`: ROUGE-Lsum, BERTScore, optional BLEURT and the 70/30 combination;
+* :mod:`~persona_metrics.persona.comparison`: :func:`compare_quality`, the paired test of two quality results.
 
 The public names are re-exported here: ``from persona_metrics.persona import score_style``.
 """
 
+from persona_metrics.persona.comparison import compare_quality
 from persona_metrics.persona.params import BertScoreConfig, QualityParams, StyleParams
 from persona_metrics.persona.quality import (
     QUALITY_BANDS,
@@ -61,6 +63,7 @@ __all__ = [
     "StyleParams",
     "StyleResult",
     "build_centroids",
+    "compare_quality",
     "evaluate_personas",
     "infer_persona",
     "leave_one_out_accuracy",
