@@ -113,6 +113,7 @@ def child(
 
 def other_metrics() -> dict[str, np.ndarray]:
     """persona_style, persona_quality, VERT and SummaryEval per-item values of the shipped samples (module doc)."""
+    # Names importable from both revisions (this function runs on the old side too).
     from persona_metrics.persona.quality import score_quality
     from persona_metrics.persona.style import score_style, split_samples
     from persona_metrics.summary_eval import score_summary_eval
