@@ -106,6 +106,21 @@ def test_the_embedding_loop_of_a_neural_distance_reports_progress(monkeypatch: p
     assert "bertscore: scoring pairs" in stream.getvalue()
 
 
+def test_the_pens_leaderboard_loops_follow_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``persona-metrics pens`` draws its bars through the one switch: none when progress is off."""
+    from persona_metrics.commands.pens import load_models
+    from persona_metrics.datasets.pens import load_pens
+
+    ds = load_pens(ROOT / "data" / "pens_sample")
+    monkeypatch.setattr(progress, "PROGRESS_DELAY_S", 0.0)
+    for enabled in (False, True):
+        stream = _Stream(tty=True)
+        monkeypatch.setattr(sys, "stderr", stream)
+        with progress.progress(enabled):
+            assert list(load_models(ds, ["lead"], [])) == ["lead"]
+        assert ("pens: baselines" in stream.getvalue()) if enabled else (stream.getvalue() == ""), stream.getvalue()
+
+
 def test_chunked_loops_give_the_same_values(monkeypatch: pytest.MonkeyPatch) -> None:
     """The pair loop and the sentence-transformers loop run in chunks under a bar; values do not depend on it."""
     import numpy as np

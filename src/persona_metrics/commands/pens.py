@@ -23,6 +23,7 @@ from persona_metrics.commands.output import (
     write_text,
 )
 from persona_metrics.formatting import comparison_text, format_estimate, format_score
+from persona_metrics.progress import progress_bar
 from persona_metrics.validation import require
 
 if TYPE_CHECKING:
@@ -158,11 +159,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_models(ds: Dataset, baselines: Sequence[str], files: Sequence[Path]) -> dict[str, list[str]]:
     """Predictions per model name: the chosen baselines, then each prediction file (named by its stem)."""
-    from tqdm import tqdm
-
     from persona_metrics.datasets.pens import baseline_predictions, read_hyps, read_jsonl_predictions
 
-    out = {name: baseline_predictions(ds, name) for name in tqdm(baselines, desc="baselines")}
+    out = {name: baseline_predictions(ds, name) for name in progress_bar(baselines, desc="pens: baselines")}
     for path in files:
         if path.suffix == ".jsonl":
             out[path.stem] = read_jsonl_predictions(path, ds)
@@ -274,7 +273,6 @@ def score_distance(
 ) -> DistanceBoard:
     """Score every model with one distance and build that distance's tables."""
     import numpy as np
-    from tqdm import tqdm
 
     from persona_metrics.personalization import PersonalizationScorer
     from persona_metrics.personalization.stability import stability
@@ -282,7 +280,7 @@ def score_distance(
     scorer = PersonalizationScorer(ds["reference"], ds["document"], ds["news_id"], distance=distance)
     results = {
         name: scorer.score(preds, beta=args.beta, bootstrap=args.bootstrap, seed=args.seed)
-        for name, preds in tqdm(models.items(), desc=f"scoring ({distance})")
+        for name, preds in progress_bar(models.items(), desc=f"pens: scoring ({distance})")
     }
     ranked = sorted(results, key=lambda name: -results[name].perseval)
     signature = results[ranked[0]].signature
