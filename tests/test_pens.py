@@ -1,4 +1,4 @@
-"""The PENS loader (through datasets) and the synthetic PENS generator."""
+"""The PENS loader (through datasets), the synthetic PENS generator and the PENS baselines."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 from conftest import load_script
 
-from persona_metrics.datasets.pens import NEWS_COLUMNS, TEST_COLUMNS, load_pens
+from persona_metrics.datasets.pens import (
+    _BASELINE_FUNCTIONS,
+    BASELINES,
+    NEWS_COLUMNS,
+    TEST_COLUMNS,
+    baseline_predictions,
+    load_pens,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 NEWS = [
@@ -118,3 +125,58 @@ def test_shipped_pens_sample_is_reproducible(tmp_path: Path) -> None:
     assert module.main([str(tmp_path)]) == 0
     for name in ("news.tsv", "personalized_test.tsv"):
         assert (tmp_path / name).read_bytes() == (ROOT / "data" / "pens_sample" / name).read_bytes()
+
+
+# --- baselines ---------------------------------------------------------------------------------------------------
+def _reference_baseline_predictions(dataset, name):
+    """Each baseline written out plainly from its definition in ``BASELINES`` (an independent reference for the
+    table of baseline functions)."""
+    refs, heads = dataset["reference"], dataset["headline"]
+    if name == "oracle":
+        return list(refs)
+    if name == "headline":
+        return list(heads)
+    if name == "shuffled":
+        by_article: dict[str, list[int]] = {}
+        for i, news_id in enumerate(dataset["news_id"]):
+            by_article.setdefault(news_id, []).append(i)
+        out = list(heads)
+        for idx in by_article.values():
+            if len(idx) > 1:
+                for src, dst in zip(idx, idx[1:] + idx[:1], strict=True):
+                    out[dst] = refs[src]
+        return out
+    from persona_metrics.distances import word_tokens
+    from persona_metrics.resources import sent_tokenize
+
+    sentences: dict[str, list[str]] = {}
+    out = []
+    for news_id, body, head, history in zip(
+        dataset["news_id"], dataset["body"], heads, dataset["history_text"], strict=True
+    ):
+        if news_id not in sentences:
+            sentences[news_id] = sent_tokenize(body) or [head]
+        if name == "lead":
+            out.append(sentences[news_id][0])
+        else:
+            interest = set(word_tokens(history))
+            out.append(max(sentences[news_id], key=lambda s, interest=interest: len(interest & set(word_tokens(s)))))
+    return out
+
+
+@pytest.fixture(scope="module")
+def synthetic_pens(tmp_path_factory):
+    script = load_script("make_synthetic_pens")
+    path = tmp_path_factory.mktemp("pens")
+    args = ["--articles", "30", "--users", "10", "--history-articles", "15", "--body-sentences", "4"]
+    assert script.main([str(path), *args]) == 0
+    return load_pens(path)
+
+
+def test_baseline_table_covers_every_baseline() -> None:
+    assert list(_BASELINE_FUNCTIONS) == list(BASELINES)
+
+
+@pytest.mark.parametrize("name", list(BASELINES))
+def test_baselines_match_their_plain_definitions(synthetic_pens, name) -> None:
+    assert baseline_predictions(synthetic_pens, name) == _reference_baseline_predictions(synthetic_pens, name)

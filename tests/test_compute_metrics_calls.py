@@ -1,17 +1,14 @@
-"""The ComputeMetrics class behind make_compute_metrics, and the PENS baseline table (same outputs as before)."""
+"""How the Trainer hook is called: make_compute_metrics builds a ComputeMetrics object whose whole-set and streaming
+call forms decode predictions, pass side columns and options, reset between evaluations and refuse reuse after a
+failure (a fake tokenizer and a fake evaluate-like module; the real metrics are in tests/test_hooks.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-from conftest import load_script
 
-from persona_metrics.datasets.pens import _BASELINE_FUNCTIONS, BASELINES, baseline_predictions, load_pens
 from persona_metrics.integrations.hooks import ComputeMetrics, make_compute_metrics
 
-ROOT = Path(__file__).resolve().parents[1]
 PAD = 0
 
 
@@ -104,59 +101,3 @@ def test_loaded_module_is_not_reused_after_a_failure() -> None:
         stream(pred(np.r_[0:4, 0:4]), compute_result=False)
     with pytest.raises(RuntimeError, match="failed mid-way and metric 'fake'"):
         stream(pred(), compute_result=True)
-
-
-# ---------------------------------------------------------------- PENS baselines
-
-
-def _original_baseline_predictions(dataset, name):
-    """The implementation before the refactor, kept as an independent reference."""
-    refs, heads = dataset["reference"], dataset["headline"]
-    if name == "oracle":
-        return list(refs)
-    if name == "headline":
-        return list(heads)
-    if name == "shuffled":
-        by_article: dict[str, list[int]] = {}
-        for i, news_id in enumerate(dataset["news_id"]):
-            by_article.setdefault(news_id, []).append(i)
-        out = list(heads)
-        for idx in by_article.values():
-            if len(idx) > 1:
-                for src, dst in zip(idx, idx[1:] + idx[:1], strict=True):
-                    out[dst] = refs[src]
-        return out
-    from persona_metrics.distances import word_tokens
-    from persona_metrics.resources import sent_tokenize
-
-    sentences: dict[str, list[str]] = {}
-    out = []
-    for news_id, body, head, history in zip(
-        dataset["news_id"], dataset["body"], heads, dataset["history_text"], strict=True
-    ):
-        if news_id not in sentences:
-            sentences[news_id] = sent_tokenize(body) or [head]
-        if name == "lead":
-            out.append(sentences[news_id][0])
-        else:
-            interest = set(word_tokens(history))
-            out.append(max(sentences[news_id], key=lambda s, interest=interest: len(interest & set(word_tokens(s)))))
-    return out
-
-
-@pytest.fixture(scope="module")
-def pens(tmp_path_factory):
-    script = load_script("make_synthetic_pens")
-    path = tmp_path_factory.mktemp("pens")
-    args = ["--articles", "30", "--users", "10", "--history-articles", "15", "--body-sentences", "4"]
-    assert script.main([str(path), *args]) == 0
-    return load_pens(path)
-
-
-def test_baseline_table_covers_every_baseline() -> None:
-    assert list(_BASELINE_FUNCTIONS) == list(BASELINES)
-
-
-@pytest.mark.parametrize("name", list(BASELINES))
-def test_baselines_match_the_original_implementation(pens, name) -> None:
-    assert baseline_predictions(pens, name) == _original_baseline_predictions(pens, name)
