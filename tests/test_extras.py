@@ -1,4 +1,4 @@
-"""Install extras (issue 22 item 6): the core install has no torch; a feature used without its extra fails at once
+"""Install extras: the core install has no torch; a feature used without its extra fails at once
 with one line naming the feature and the extra.
 
 A missing package is simulated with ``sys.modules[name] = None`` (what Python does for a package that is not

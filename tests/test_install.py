@@ -209,7 +209,7 @@ registry.register(["perseval"])
 
 
 def test_a_load_racing_register_sees_nothing_or_a_whole_copy(tmp_path) -> None:
-    """Issue 15 item 9: a load during ``register`` either finds no module yet (evaluate's documented "doesn't exist
+    """A load during ``register`` either finds no module yet (evaluate's documented "doesn't exist
     on the Hugging Face Hub" error, which the README and cards explain) or a complete copy; once a copy is visible
     it stays visible, also while ``register`` repairs a damaged copy (before: the damaged directory was renamed
     aside, so a load in that window failed with "doesn't exist" although the module had loaded a moment before);

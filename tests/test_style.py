@@ -311,7 +311,8 @@ def test_centroid_cache_is_reused_and_rebuilt_when_samples_change(tmp_path: Path
 
 
 def test_swapped_centroids_in_the_cache_change_no_score(tmp_path: Path) -> None:
-    """Issue 21 item 6: two personas' centroids swapped by a well-formed edit were used silently (0.778 → 0.610)."""
+    """Two personas' centroids swapped by a well-formed edit of the cache are never used (without the digest check
+    a score moved 0.778 → 0.610)."""
     path = tmp_path / "persona_centroids.json"
     texts, personas = [NOTE, BLOG, NEWS], ["formal_analyst", "enthusiast", "journalist"]
     clean = score_style(texts, personas, centroid_cache=path)

@@ -1,10 +1,10 @@
-"""The one validation layer (``persona_metrics.validation``) at every entry point: issue 15 items 5 and 6, issue 16.
+"""The one validation layer (``persona_metrics.validation``) at every entry point.
 
-Each numbered defect of issue 15 has a test that failed before the fix: a ``None`` field, a bad
-``persona_samples`` / ``persona_dir``, a lone surrogate, an empty persona sample, a huge number (item 5), and
-the documented output ranges under non-default options (item 6). Issue 16: lists, tuples, numpy arrays,
-``datasets`` Columns and pandas Series give identical results, converted once at the boundary. The reliability
-suite (hypothesis) is ``tests/test_fuzz.py``.
+Bad inputs are named by field and index: a ``None`` field, a bad ``persona_samples`` / ``persona_dir``, a lone
+surrogate, an empty persona sample, a huge number, a seed beyond 64 bits, an unknown option; the documented output
+ranges hold under non-default options; lists, tuples, numpy arrays, ``datasets`` Columns and pandas Series give
+identical results, converted once at the boundary. Each of these tests failed before its check existed. The
+reliability suite (hypothesis) is ``tests/test_fuzz.py``.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def modules() -> dict:
     return {name: persona_metrics.load(name, keep_in_memory=True) for name in VALID}
 
 
-# --- item 5: bad inputs that escaped the field-and-index rule ---------------------------------------------
+# --- bad inputs are named by field and index -----------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(VALID))
 @pytest.mark.parametrize("field_index", [0, 1])
 def test_a_none_field_is_named(modules, name: str, field_index: int) -> None:
@@ -202,7 +202,7 @@ def test_huge_numbers_in_the_library() -> None:
     assert check_number("n", 10**400, integer=True) == 10**400  # ints are compared exactly, never as floats
 
 
-#: Every function that takes a seed, called with a valid rest (issue 21 item 6: ``seed=10**400`` was accepted).
+#: Every function that takes a seed, called with a valid rest (``seed=10**400`` was once accepted).
 SEED_TAKERS = {
     "check_seed": lambda seed: check_seed(seed),
     "check_bootstrap": lambda seed: check_bootstrap(100, seed),
@@ -296,7 +296,7 @@ def test_a_bad_bertscore_baseline_file_is_named(tmp_path: Path) -> None:
         bertscore_baseline(BertScoreConfig(baseline_path=str(bad)), 6)
 
 
-# --- item 6: documented ranges hold for every valid option -----------------------------------------------
+# --- documented ranges hold for every valid option -------------------------------------------------------
 def edp_max(alpha: float) -> float:
     """The documented upper end of EDP and PerSEval: ``1 − 1/(1 + 10^α) + 1e-7``."""
     return 1.0 - 1.0 / (1.0 + 10.0**alpha) + 1e-7
@@ -356,7 +356,7 @@ def test_the_documented_ranges_are_the_exact_ones(path: str, stale: str, fresh: 
     assert fresh in text
 
 
-# --- issue 16: one conversion of any sequence at the boundary --------------------------------------------
+# --- one conversion of any sequence at the boundary ----------------------------------------------------
 def _containers(values: list) -> dict:
     column = datasets.Dataset.from_dict({"c": values})["c"] if all(isinstance(v, str) for v in values) else None
     out = {"list": values, "tuple": tuple(values), "numpy": np.array(values, dtype=object), "series": pd.Series(values)}
