@@ -34,6 +34,7 @@ from persona_metrics.commands.output import (
 )
 from persona_metrics.formatting import comparison_text, format_estimate, format_score
 from persona_metrics.params import Params, option_names
+from persona_metrics.persona.params import QualityParams, StyleParams
 from persona_metrics.personalization.params import DistanceChoice, PersevalParams
 from persona_metrics.vert.params import VertParams
 
@@ -50,45 +51,27 @@ HELP = "score a JSON-lines file with one metric (perseval, degress, persona_styl
 PARAMS: dict[str, tuple[type[Params], ...]] = {
     "perseval": (DistanceChoice, PersevalParams),
     "degress": (DistanceChoice, PersevalParams),
+    "persona_style": (StyleParams,),
+    "persona_quality": (QualityParams,),
     "vert": (VertParams,),
 }
 #: ``-o KEY=VALUE`` names per metric: as in ``evaluate.load(METRIC).compute`` (see each metric's card).
-OPTIONS: dict[str, tuple[str, ...]] = {
-    "perseval": option_names(PARAMS["perseval"]),
-    "degress": option_names(PARAMS["degress"]),
-    "persona_style": ("method", "persona_dir", "persona_samples", "centroid_cache", "bootstrap", "seed"),
-    "persona_quality": (
-        "bertscore_model",
-        "bertscore_layers",
-        "rescale",
-        "baseline_path",
-        "bleurt_checkpoint",
-        "content_weights",
-        "overall_weights",
-        "persona_dir",
-        "persona_samples",
-        "style_method",
-        "centroid_cache",
-        "bootstrap",
-        "seed",
-    ),
-    "vert": option_names(PARAMS["vert"]),
-}
+OPTIONS: dict[str, tuple[str, ...]] = {metric: option_names(params) for metric, params in PARAMS.items()}
 #: Bootstrap resamples of the perseval / degress leaderboards unless ``-o bootstrap=N`` (the library's default is 0).
 DEFAULT_BOOTSTRAP = 1000
 
 
 def _option_lines() -> str:
     """Each metric's options for ``--help``: one line per option (default, allowed values, help) from its params."""
-    groups = {"perseval, degress": "perseval"} | {m: m for m in OPTIONS if m not in ("perseval", "degress")}
+    groups = {"perseval, degress": "perseval"} | {m: m for m in PARAMS if m not in ("perseval", "degress")}
     lines = []
     for label, metric in groups.items():
         lines.append(f"  {label}:")
-        if metric in PARAMS:
-            helps = [line for params in PARAMS[metric] for line in params.help_lines()]
-        else:
-            helps = [", ".join(OPTIONS[metric])]
-        lines += [textwrap.fill(h, width=112, initial_indent="    ", subsequent_indent="      ") for h in helps]
+        helps = [line for params in PARAMS[metric] for line in params.help_lines()]
+        lines += [
+            textwrap.fill(h, 112, initial_indent="    ", subsequent_indent="      ", break_on_hyphens=False)
+            for h in helps
+        ]
     return "\n".join(lines)
 
 
@@ -116,8 +99,7 @@ FILE is JSON lines: one JSON object per line (blank lines are skipped). What a l
 
 Options (-o KEY=VALUE, repeatable; named as in evaluate.load(METRIC).compute, see the metric cards):
 {_option_lines()}
-  bootstrap defaults to {DEFAULT_BOOTSTRAP} here for perseval / degress (0: no intervals); persona_style and
-  persona_quality take bootstrap=N (item resamples, default 0) and seed for 95% intervals of their means.
+  bootstrap defaults to {DEFAULT_BOOTSTRAP} here for perseval / degress (0: no intervals).
 
 --micro PATH writes the per-summary (micro) scores as JSON lines, each with the signature:
   perseval, degress  one line per (system, scored line): system, item (the line's index), document_id,

@@ -83,7 +83,6 @@ class ValidatedTextInputs:
             check_ids(options.get(key), key)
         for params in self._params:
             params(**params.split(options)[0])
-        self._check_values(options)
 
     def check_option_names(self, options: Any) -> None:
         """Refuse compute options that ``_compute`` does not take, before any data is written.
@@ -98,9 +97,6 @@ class ValidatedTextInputs:
         unknown = sorted(str(k) for k in options if k not in params)
         if unknown:
             raise TypeError(f"unknown option(s) {unknown} for this metric; its options are {known}")
-
-    def _check_values(self, options: dict[str, Any]) -> None:
-        """Checks of options that are not params fields (a module with such options); none by default."""
 
     def compute(self, **kwargs: Any) -> Any:
         """Check the options' values (:meth:`check_option_values`), then compute as evaluate does.
