@@ -4,8 +4,9 @@ It answers one request at a time (``http.server.HTTPServer``, no threads), like 
 slot. ``POST …/chat/completions`` answers ``{"score": s, "rationale": "judged <digest>"}`` where ``digest`` is a
 SHA-256 of the request's messages and ``s`` is that digest modulo 4, so every run gives the same verdicts. Other
 modes serve faulty responses (a truncated JSON body, a text/plain body, an empty ``choices`` list) or scripted
-answers. Every request is recorded (path with query, ``Authorization`` header, body); with ``--log`` one JSON line
-per request is appended and flushed *before* the answer is sent.
+answers (a script returns the answer's text, or a whole chat completion such as :func:`completion` with logprobs).
+Every request is recorded (path with query, ``Authorization`` header, body); with ``--log`` one JSON line per
+request is appended and flushed *before* the answer is sent.
 
 In a test (a thread)::
 
@@ -46,15 +47,16 @@ def judge_content(body: dict[str, Any]) -> str:
     return json.dumps({"score": int(key, 16) % 4, "rationale": f"judged {key}"})
 
 
-def completion(content: str) -> dict[str, Any]:
-    """A chat completion carrying ``content``."""
+def completion(content: str, logprobs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A chat completion carrying ``content`` (and the choice's ``logprobs``, OpenAI's shape, when given)."""
+    choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
     return {
         "id": "chatcmpl-test",
         "object": "chat.completion",
         "created": 0,
         "model": "test-judge",
         "system_fingerprint": "fp_test_server",
-        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        "choices": [{**choice, "logprobs": logprobs} if logprobs is not None else choice],
     }
 
 
@@ -66,7 +68,7 @@ class JudgeServer(HTTPServer):
         mode: str = "judge",
         delay: float = 0.0,
         log: Path | None = None,
-        script: Callable[[dict[str, Any]], str] | None = None,
+        script: Callable[[dict[str, Any]], str | dict[str, Any]] | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -128,13 +130,13 @@ class Handler(BaseHTTPRequestHandler):
         elif server.mode == "empty-choices":
             self._send(200, json.dumps({**completion(""), "choices": []}).encode())
         else:
-            content = server.script(body) if server.script is not None else judge_content(body)
-            self._send(200, json.dumps(completion(content)).encode())
+            answer = server.script(body) if server.script is not None else judge_content(body)
+            self._send(200, json.dumps(answer if isinstance(answer, dict) else completion(answer)).encode())
 
 
 @contextmanager
 def serve(
-    mode: str = "judge", delay: float = 0.0, script: Callable[[dict[str, Any]], str] | None = None
+    mode: str = "judge", delay: float = 0.0, script: Callable[[dict[str, Any]], str | dict[str, Any]] | None = None
 ) -> Iterator[JudgeServer]:
     """A :class:`JudgeServer` serving in a background thread for the ``with`` block."""
     server = JudgeServer(mode, delay, script=script)

@@ -66,7 +66,7 @@ OPTIONS = {
     "degress": ("rougeL", 0.5, 1.0),
     "perseval": ("rougeL", 1.7, 3.0, 4.0),
     "vert": ("wordllama", 5.0),
-    "summary_eval": ("none", "", ""),
+    "summary_eval": ("none", "", "", "accuracy"),
 }
 
 

@@ -35,7 +35,7 @@ from persona_metrics.significance import (
     paired_permutation_test,
 )
 from persona_metrics.summary_eval.formulas import check_weights as check_summary_weights
-from persona_metrics.summary_eval.judge import check_judge_options
+from persona_metrics.summary_eval.params import JudgeOptions
 from persona_metrics.validation import (
     as_list,
     check_ids,
@@ -196,7 +196,7 @@ def test_huge_numbers_in_the_library() -> None:
     with pytest.raises(ValueError, match="beta must be a finite number, got an int of 401 digits"):
         PersevalParams(beta=10**400)
     with pytest.raises(ValueError, match="max_tokens must be an int >= 1"):
-        check_judge_options("gpt-4o", max_tokens=-(10**400))
+        JudgeOptions(model="gpt-4o", max_tokens=-(10**400))
     with pytest.raises(ValueError, match=r"weights\['accuracy'\] must be a finite number"):
         check_summary_weights({"accuracy": 10**400})
     assert check_number("n", 10**400, integer=True) == 10**400  # ints are compared exactly, never as floats
@@ -213,7 +213,7 @@ SEED_TAKERS = {
     "stability": lambda seed: stability(np.arange(12.0).reshape(2, 6), seed=seed),
     "unrelated_pairs": lambda seed: unrelated_pairs([("a", NEWS), ("b", DOC)], seed),
     "baseline_summaries": lambda seed: baseline_summaries([NEWS], [DOC], seed=seed),
-    "check_judge_options": lambda seed: check_judge_options("gpt-4o", seed=seed),
+    "JudgeOptions": lambda seed: JudgeOptions(model="gpt-4o", seed=seed),
 }
 
 

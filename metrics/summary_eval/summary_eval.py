@@ -4,28 +4,11 @@ import evaluate
 
 from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.integrations.registry import warn_if_stale
-from persona_metrics.summary_eval import Judge, score_summary_eval
-from persona_metrics.summary_eval.formulas import check_weights
-from persona_metrics.summary_eval.judge import check_judge_options
+from persona_metrics.summary_eval import Judge, JudgeOptions, SummaryEvalParams, score_summary_eval
+from persona_metrics.summary_eval.rubrics import DEFAULT_RUBRIC
 
 warn_if_stale("summary_eval", __file__)
 
-#: Options checked by the library before scoring (``check_option_values``); ``weights`` too.
-_JUDGE_OPTIONS = (
-    "model",
-    "base_url",
-    "api_key",
-    "timeout",
-    "max_retries",
-    "temperature",
-    "seed",
-    "max_tokens",
-    "response_format",
-    "scoring",
-    "concurrency",
-    "cache_dir",
-    "prompt",
-)
 
 _CITATION = """\
 @misc{oshea2025summaryeval,
@@ -39,9 +22,11 @@ _CITATION = """\
 _DESCRIPTION = """\
 SummaryEval scores a summary against its source on three axes and combines them:
 overall = 0.6 * accuracy + 0.25 * completeness + 0.15 * coherence (weights configurable).
-Accuracy: a chat model (OpenAI or any OpenAI-compatible server) rates the summary 0 Poor, 1 Fair, 2 Good or
-3 Excellent against the source, as JSON {"score": int, "rationale": str}; accuracy = score / 3. An answer that is
-not exactly that JSON is invalid: no score, left out of the accuracy and overall means, counted in `num_invalid`.
+Accuracy: a chat model (OpenAI or any OpenAI-compatible server) rates the summary against the source with a
+rubric of the registry; the default, "accuracy", is the original's: 0 Poor, 1 Fair, 2 Good or 3 Excellent, as JSON
+{"score": int, "rationale": str}; accuracy = score / 3 (a rubric on the scale low..high: (score - low) / (high -
+low)). An answer that is not exactly that JSON on the rubric's scale is invalid: no score, left out of the accuracy
+and overall means, counted in `num_invalid`.
 Completeness: the source's 10 most important sentences (TF-IDF x position x length) are covered when the MiniLM
 cosine with the whole summary is >= 0.4; completeness = min(1, 0.7 * recall + 0.3 * importance share).
 Coherence: leave-one-out ROUGE-1/2/L with a repetition bonus, sentence-to-sentence semantic flow, PDTB discourse
@@ -64,12 +49,16 @@ Args:
     response_format (`str`): "auto" (default: "json_schema", then "json_object" with the schema, then "none",
         moving on when the server rejects a format), "json_schema", "json_object" or "none".
     scoring (`str`): "argmax" (default: the integer answer) or "weighted" (G-Eval, from top_logprobs).
+    top_logprobs (`int`): alternatives per token requested in "weighted" scoring (default 5).
     concurrency (`int`): judge calls in flight (default 4).
     cache_dir (`str`, optional): on-disk cache of valid judge answers (reruns make no calls).
-    prompt (`JudgePrompt`, optional): a versioned prompt (default: the original's rubric, version
-        "summary-eval-accuracy-v2", the texts delimited as data).
+    rubric (`str`): the judge's rubric, a name in persona_metrics.summary_eval.RUBRICS (default "accuracy": the
+        original's 0-3 scale, prompt version "summary-eval-accuracy-v2", the texts delimited as data).
+    prompt (`JudgePrompt`, optional): a versioned prompt replacing the rubric's (same scale and parser).
     weights (`dict`, optional): {"accuracy", "completeness", "coherence"} weights of overall (each in [0, 1e6],
         not all 0; not renormalised).
+    encoder (`str`, optional): a sentence-transformers model folder for completeness and coherence (default: the
+        packaged all-MiniLM-L6-v2, the original's).
     return_per_item (`bool`): add `per_item` = {"accuracy", "completeness", "coherence", "overall"} lists (None
         for accuracy and overall without a judge or with an invalid answer), plus "rationale", "judge_status"
         ("json", "invalid", "empty-input") and "raw_response" with a judge.
@@ -99,10 +88,7 @@ class SummaryEval(ValidatedTextInputs, evaluate.Metric):
     _text_fields = ("predictions", "sources")
     _empty_ok = ("predictions", "sources")
     _extra = "neural"  # the MiniLM encoder and TF-IDF of completeness and coherence
-
-    def _check_values(self, options):
-        check_judge_options(**{k: v for k, v in options.items() if k in _JUDGE_OPTIONS})
-        check_weights(options.get("weights"))
+    _params = (JudgeOptions, SummaryEvalParams)  # their fields are the options below, checked before scoring
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -128,30 +114,19 @@ class SummaryEval(ValidatedTextInputs, evaluate.Metric):
         max_tokens=200,
         response_format="auto",
         scoring="argmax",
+        top_logprobs=5,
         concurrency=4,
         cache_dir=None,
+        rubric=DEFAULT_RUBRIC,
         prompt=None,
         weights=None,
+        encoder=None,
         return_per_item=False,
         return_components=False,
         return_signature=False,
     ):
-        judge = None
-        if model is not None:
-            judge = Judge(
-                model,
-                base_url=base_url,
-                api_key=api_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                temperature=temperature,
-                seed=seed,
-                max_tokens=max_tokens,
-                response_format=response_format,
-                scoring=scoring,
-                concurrency=concurrency,
-                cache_dir=cache_dir,
-                prompt=prompt,
-            )
-        result = score_summary_eval(predictions, sources, judge=judge, weights=weights)
+        options = locals()  # the keywords above: the params objects' fields, with their defaults (a test checks)
+        judge = Judge(options=JudgeOptions.from_options(JudgeOptions.split(options)[0])) if model is not None else None
+        params = SummaryEvalParams.from_options(SummaryEvalParams.split(options)[0])
+        result = score_summary_eval(predictions, sources, judge=judge, params=params)
         return result.as_dict(per_item=return_per_item, signature=return_signature, components=return_components)

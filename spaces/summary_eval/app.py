@@ -16,6 +16,7 @@ from persona_metrics.integrations.app_support import (
     table_columns,
     user_errors,
 )
+from persona_metrics.summary_eval import RUBRICS, JudgeOptions
 
 metric = load_metric(__file__, "summary_eval")
 
@@ -40,6 +41,8 @@ EXAMPLE = [
     ["The city council approved a new bicycle lane on Main Street after a long debate.", _SOURCE],
 ]
 JUDGES = ["none", "openai-compatible"]
+#: The judge's rubrics: the registry's names (``persona_metrics.summary_eval.RUBRICS``).
+RUBRIC_NAMES = list(RUBRICS)
 COMPONENTS = ["rouge_1", "rouge_2", "rouge_l", "semantic", "discourse", "lexical", "readability"]
 
 
@@ -52,16 +55,18 @@ def _topics_markdown(topics: list[tuple[str, float, float, bool]]) -> str:
 
 
 @user_errors
-def score(table: pd.DataFrame, judge: str, model: str, base_url: str) -> tuple[dict, str, pd.DataFrame, object]:
+def score(
+    table: pd.DataFrame, judge: str, model: str, base_url: str, rubric: str
+) -> tuple[dict, str, pd.DataFrame, object]:
     """SummaryEval of every (summary, source) row; with ``judge`` "openai-compatible", accuracy from ``model``."""
     from persona_metrics.summary_eval import score_summary_eval
 
     if judge not in JUDGES:
         raise gr.Error(f"judge must be one of {JUDGES}, got {judge!r}")
     columns = table_columns(table, COLUMNS, allow_blank=("summary",))
-    options = {}
+    options = {"rubric": rubric}  # checked by the module (the registry's names) with or without a judge
     if judge == "openai-compatible":
-        options = {"model": model or None, "base_url": base_url or None}
+        options |= {"model": model or None, "base_url": base_url or None}
     out = metric.compute(
         predictions=columns["summary"], sources=columns["source"], return_per_item=True, return_components=True,
         **options,
@@ -104,10 +109,19 @@ with gr.Blocks(title="SummaryEval") as demo:
     )
     with gr.Row():
         judge = gr.Dropdown(JUDGES, value="none", label="Accuracy judge")
-        model = gr.Textbox("", label="Judge model (e.g. gpt-4o)")
-        base_url = gr.Textbox("", label="Base URL (empty: OpenAI; key from OPENAI_API_KEY)")
+        model = gr.Textbox("", label="Judge model (e.g. gpt-4o)", info=JudgeOptions.spec("model").help)
+        base_url = gr.Textbox(
+            "", label="Base URL (empty: OpenAI; key from OPENAI_API_KEY)", info=JudgeOptions.spec("base_url").help
+        )
+        rubric = gr.Dropdown(
+            RUBRIC_NAMES,
+            value=JudgeOptions.default("rubric"),
+            label="Judge rubric",
+            info=JudgeOptions.spec("rubric").help,
+        )
     table = input_table(EXAMPLE, COLUMNS, "Summaries and sources", column_widths=["40%", "60%"])
-    results_section(__file__, score, [table, judge, model, base_url], "Per row", "Coherence components per row")
+    inputs = [table, judge, model, base_url, rubric]
+    results_section(__file__, score, inputs, "Per row", "Coherence components per row")
 
 if __name__ == "__main__":
     demo.launch()

@@ -25,7 +25,9 @@ from persona_metrics.commands.output import (
     render_rows,
     write_text,
 )
-from persona_metrics.summary_eval.judge import API_KEY_ENV, RESPONSE_FORMATS, JudgeError, OnVerdict, ResultsLog, Verdict
+from persona_metrics.summary_eval.judge import API_KEY_ENV, JudgeError, OnVerdict, ResultsLog, Verdict
+from persona_metrics.summary_eval.params import JudgeOptions
+from persona_metrics.summary_eval.rubrics import RUBRICS, get_rubric
 from persona_metrics.summary_eval.scorer import NO_JUDGE_NOTE
 
 NAME = "cnndm"
@@ -57,9 +59,10 @@ Systems: lead3 (first three sentences), random3 (three seeded random sentences),
 against themselves: a sanity row) and prediction files given with --predictions: JSON lines
 {"id": "<article id>", "prediction": "<summary>"}, one per article; the file stem names the system.
 
-The judge asks for structured output and accepts only a well-formed {"score": 0-3, "rationale": ...} answer;
-anything else is invalid: left out of the accuracy and overall means and counted in num_invalid (a warning shows
-the first one). Valid answers are cached on disk by default (<cache>/judge, where <cache> is
+The judge rates with a rubric of the registry (--rubric; the default, accuracy, is the original's 0-3 scale),
+asks for structured output and accepts only a well-formed {"score": <on the rubric's scale>, "rationale": ...}
+answer; anything else is invalid: left out of the accuracy and overall means and counted in num_invalid (a warning
+shows the first one). Valid answers are cached on disk by default (<cache>/judge, where <cache> is
 $PERSONA_METRICS_CACHE or ~/.cache/persona_metrics; --cache-dir elsewhere, --no-cache for none), so a rerun asks
 only for what is missing. --out PATH appends one JSON line per judged item, flushed as it finishes (system, item,
 id, status, accuracy, score, rationale, key and the raw answer); a rerun with the same --out reads the valid
@@ -97,17 +100,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     judge.add_argument("-m", "--model", default=None, help="the judge's model name; without it, no accuracy")
     judge.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
     judge.add_argument("--api-key-env", default=API_KEY_ENV, help=f"variable holding the key (default {API_KEY_ENV})")
-    judge.add_argument("--timeout", type=float, default=60.0, help="seconds per judge request (default 60)")
-    judge.add_argument(
-        "--concurrency", type=int, default=4, help="judge requests in flight (default 4; 1 for a one-slot server)"
-    )
-    judge.add_argument("--max-retries", type=int, default=2, help="retries of a failed judge request (default 2)")
-    judge.add_argument(
-        "--response-format",
-        choices=RESPONSE_FORMATS,
-        default="auto",
-        help="structured output asked for (default auto: json_schema, then json_object, then none)",
-    )
+    for name in ("timeout", "concurrency", "max_retries", "response_format"):
+        _judge_option(judge, name)
+    _judge_option(judge, "rubric", choices=tuple(RUBRICS))  # the registry as it is now
     judge.add_argument(
         "--cache-dir", type=Path, default=None, help="the judge answer cache (default <cache>/judge, see above)"
     )
@@ -118,6 +113,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="PATH",
         help="append per-item judge results to PATH as JSON lines as they finish; a rerun resumes from them",
+    )
+
+
+def _judge_option(group: argparse._ArgumentGroup, name: str, choices: tuple[str, ...] | None = None) -> None:
+    """``--NAME`` for the judge option ``name``: its type, default, allowed values and help from JudgeOptions."""
+    spec, default = JudgeOptions.spec(name), JudgeOptions.default(name)
+    shown = f"{default:g}" if isinstance(default, float) else default
+    group.add_argument(
+        "--" + name.replace("_", "-"),
+        type=int if spec.integer else type(default),
+        choices=choices or spec.choices,
+        default=default,
+        help=f"{spec.help} (default {shown})",
     )
 
 
@@ -193,6 +201,7 @@ def make_judge(args: argparse.Namespace, known_answers: dict[str, dict[str, Any]
         max_retries=args.max_retries,
         concurrency=args.concurrency,
         response_format=args.response_format,
+        rubric=args.rubric,
         cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir()),
         known_answers=known_answers,
     )
@@ -243,7 +252,7 @@ def _judged(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[s
         InputError: a judge failure (one line, saying where the finished items are).
     """
     results = ResultsLog(args.out) if args.out is not None else None
-    judge = make_judge(args, results.answers() if results is not None else None)
+    judge = make_judge(args, results.answers(get_rubric(args.rubric)) if results is not None else None)
     try:
         rows, micro = score_systems(load_systems(args), judge, args.bootstrap, args.seed, results)
     except JudgeError as err:

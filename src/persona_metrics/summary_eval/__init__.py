@@ -5,21 +5,30 @@ A port of oshea00/summaryeval @ cd0cb51 (MIT); ``overall = 0.6Â·accuracy + 0.25Â
 
 * :mod:`~persona_metrics.summary_eval.formulas`: the arithmetic (pure functions, ``aggregate``);
 * :mod:`~persona_metrics.summary_eval.components`: sentences, TF-IDF topics, ROUGE, embeddings, readability;
-* :mod:`~persona_metrics.summary_eval.judge`: the accuracy judge (``openai`` client, parsing, cache);
+* :mod:`~persona_metrics.summary_eval.params`: the judge's and the scorer's options (validated, frozen);
+* :mod:`~persona_metrics.summary_eval.rubrics`: the judge's rubrics (prompt, scale, parser), a registry by name;
+* :mod:`~persona_metrics.summary_eval.redaction`: credentials never shown;
+* :mod:`~persona_metrics.summary_eval.judge`: the judge (``openai`` client, cache, results files);
 * :mod:`~persona_metrics.summary_eval.scorer`: :func:`score_summary_eval`, :class:`SummaryEvalResult`.
 """
 
 from persona_metrics.summary_eval.formulas import DEFAULT_WEIGHTS, aggregate, overall_score
-from persona_metrics.summary_eval.judge import DEFAULT_PROMPT, Judge, JudgeError, JudgePrompt, Verdict, parse_answer
+from persona_metrics.summary_eval.judge import Judge, JudgeError, Verdict
+from persona_metrics.summary_eval.params import JudgeOptions, SummaryEvalParams
+from persona_metrics.summary_eval.rubrics import DEFAULT_PROMPT, RUBRICS, JudgePrompt, Rubric, parse_answer
 from persona_metrics.summary_eval.scorer import NO_JUDGE_NOTE, SummaryEvalResult, SummaryEvalScorer, score_summary_eval
 
 __all__ = [
     "DEFAULT_PROMPT",
     "DEFAULT_WEIGHTS",
     "NO_JUDGE_NOTE",
+    "RUBRICS",
     "Judge",
     "JudgeError",
+    "JudgeOptions",
     "JudgePrompt",
+    "Rubric",
+    "SummaryEvalParams",
     "SummaryEvalResult",
     "SummaryEvalScorer",
     "Verdict",

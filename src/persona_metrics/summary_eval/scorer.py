@@ -11,9 +11,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,7 +21,8 @@ from persona_metrics.signature import Signature, package_version
 from persona_metrics.summary_eval import components as C
 from persona_metrics.summary_eval import formulas as F
 from persona_metrics.summary_eval.judge import Judge, OnVerdict, Verdict
-from persona_metrics.validation import check_path, check_texts, require
+from persona_metrics.summary_eval.params import SummaryEvalParams, resolve
+from persona_metrics.validation import check_texts, require
 from persona_metrics.vert.encoders import SentenceTransformerEncoder
 
 #: What the result says when no judge was configured.
@@ -49,8 +49,9 @@ class SummaryEvalResult:
     Attributes:
         completeness: per item, topic coverage in [0, 1].
         coherence: per item, the ROUGE-enhanced coherence in [0, 1].
-        accuracy: per item, the judge's score / 3 (NaN where the judge's answer was invalid: :meth:`means`,
-            :meth:`per_item` and :meth:`as_dict` leave such items out or show None), or None without a judge.
+        accuracy: per item, the judge's score mapped to [0, 1] by its rubric (score / 3 for ``accuracy``; NaN
+            where the judge's answer was invalid: :meth:`means`, :meth:`per_item` and :meth:`as_dict` leave such
+            items out or show None), or None without a judge.
         overall: per item, the weighted sum of the three (NaN where accuracy is), or None without a judge.
         verdicts: per item, the judge's :class:`~persona_metrics.summary_eval.judge.Verdict` (empty without one).
         components: per item, the nine coherence components.
@@ -147,9 +148,11 @@ class SummaryEvalScorer:
     Args:
         judge: a :class:`~persona_metrics.summary_eval.judge.Judge` for accuracy; None: completeness and
             coherence only.
-        weights: overall weights (``{"accuracy", "completeness", "coherence"}``; missing keys keep 0.6/0.25/0.15).
-        encoder: a sentence-transformers model folder; None for the packaged all-MiniLM-L6-v2 (the original's).
+        params: the options as one :class:`~persona_metrics.summary_eval.params.SummaryEvalParams`, or:
         device: torch device of the encoder.
+        **options: the same one by one: ``weights`` (overall weights ``{"accuracy", "completeness",
+            "coherence"}``; missing keys keep 0.6/0.25/0.15), ``encoder`` (a sentence-transformers model folder;
+            None for the packaged all-MiniLM-L6-v2, the original's).
 
     Raises:
         TypeError, ValueError: a bad option (named).
@@ -159,20 +162,19 @@ class SummaryEvalScorer:
         self,
         judge: Judge | None = None,
         *,
-        weights: Mapping[str, float] | None = None,
-        encoder: str | Path | None = None,
+        params: SummaryEvalParams | None = None,
         device: str | None = None,
+        **options: Any,
     ) -> None:
         if judge is not None and not isinstance(judge, Judge):
             raise TypeError(f"judge must be a persona_metrics.summary_eval.Judge, got {type(judge).__name__}")
-        if encoder is not None:
-            check_path("encoder", encoder)
+        self.params = resolve(SummaryEvalParams, params, options)
         if device is not None and not isinstance(device, str):
             raise TypeError(f"device must be a torch device name (str) or None, got {type(device).__name__}")
         require("SummaryEval's completeness and coherence", "torch", "sentence_transformers", "sklearn")
         self.judge = judge
-        self.weights = F.check_weights(weights)
-        self.encoder = SentenceTransformerEncoder(encoder, device=device, batch_size=32)
+        self.weights = self.params.overall_weights
+        self.encoder = SentenceTransformerEncoder(self.params.encoder, device=device, batch_size=32)
 
     @property
     def config(self) -> Signature:
@@ -252,8 +254,8 @@ def score_summary_eval(
     sources: Sequence[str],
     *,
     judge: Judge | None = None,
-    weights: Mapping[str, float] | None = None,
-    encoder: str | Path | None = None,
+    params: SummaryEvalParams | None = None,
+    **options: Any,
 ) -> SummaryEvalResult:
     """SummaryEval: accuracy (LLM judge), completeness, coherence and their weighted overall (``docs/summary_eval.md``).
 
@@ -261,11 +263,12 @@ def score_summary_eval(
         predictions: the summaries.
         sources: the source texts, aligned with the predictions.
         judge: the accuracy judge; None computes completeness and coherence only (accuracy/overall are None).
-        weights: overall weights (default 0.6 / 0.25 / 0.15).
-        encoder: a sentence-transformers model folder (default the packaged all-MiniLM-L6-v2).
+        params: the options as one :class:`~persona_metrics.summary_eval.params.SummaryEvalParams`, or:
+        **options: the same one by one: ``weights`` (overall weights, default 0.6 / 0.25 / 0.15), ``encoder`` (a
+            sentence-transformers model folder, default the packaged all-MiniLM-L6-v2).
 
     Raises:
         TypeError, ValueError: bad inputs or options (field and index named).
         JudgeError: the judge could not be called, or sent a malformed response.
     """
-    return SummaryEvalScorer(judge, weights=weights, encoder=encoder).score(predictions, sources)
+    return SummaryEvalScorer(judge, params=params, **options).score(predictions, sources)
