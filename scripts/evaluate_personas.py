@@ -3,12 +3,13 @@
 Prints, as markdown tables:
 
 1. the mean raw features of the persona samples next to the ranges the methodology states
-   (``persona_metrics.persona.style.METHODOLOGY_RANGES``), each marked in range or not;
+   (``persona_metrics.persona.recognition.METHODOLOGY_RANGES``), each marked in range or not;
 2. for each similarity method: nearest-centroid accuracy on the held-out texts, the confusion matrix, the
    mean similarity of each persona's held-out texts to every centroid, and the mean margin (own centroid minus
    the best other one).
 
-The held-out texts are never used to build centroids or spreads (``persona_metrics.persona.style.evaluate_personas``).
+The held-out texts are never used to build centroids or spreads
+(``persona_metrics.persona.recognition.evaluate_personas``).
 
     python scripts/evaluate_personas.py                          # shipped samples vs data/persona_heldout
     python scripts/evaluate_personas.py --samples DIR --heldout DIR --method jsd --json out.json
@@ -21,14 +22,14 @@ import json
 import sys
 from pathlib import Path
 
-from persona_metrics.persona.style import (
+from persona_metrics.persona.formulas import STYLE_METHODS
+from persona_metrics.persona.recognition import (
     METHODOLOGY_RANGES,
-    STYLE_METHODS,
     PersonaEvaluation,
     evaluate_personas,
-    load_persona_samples,
     sample_feature_means,
 )
+from persona_metrics.persona.samples import load_persona_samples
 from persona_metrics.persona.stylometry import STYLE_FEATURES
 
 DEFAULT_HELDOUT = Path(__file__).resolve().parent.parent / "data" / "persona_heldout"

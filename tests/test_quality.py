@@ -12,10 +12,9 @@ import pytest
 
 import persona_metrics
 from persona_metrics.persona import quality
+from persona_metrics.persona.params import BertScoreConfig, QualityParams, StyleParams, check_weights
 from persona_metrics.persona.quality import (
-    BertScoreConfig,
     bertscore_baseline,
-    check_weights,
     quality_band,
     score_content,
     score_quality,
@@ -140,6 +139,43 @@ def test_bad_content_weights(weights: dict, match: str) -> None:
 def test_bad_overall_weights_fail_before_model_work() -> None:
     with pytest.raises(ValueError, match="overall_weights must sum to 1"):
         score_quality(PREDS, REFS, PERSONAS, overall_weights={"content": 0.9, "style": 0.3})
+
+
+#: Bad options and their errors: the messages of check_quality_options / BertScoreConfig at a7730ab (the style
+#: options under their persona_quality names), except centroid_cache's, unnamed there.
+BAD_QUALITY_OPTIONS = [
+    ({"style_method": "cosine"}, ValueError, r"^style_method = 'cosine' is not a style method"),
+    ({"content_weights": {"rougeLsum": 1.0}}, ValueError, r"^content_weights must have exactly the keys"),
+    ({"content_weights": {"rougeLsum": 0.5, "bertscore": 0.5}, "bleurt_checkpoint": "x"}, ValueError,
+     r"^content_weights must have exactly the keys \['bertscore', 'bleurt', 'rougeLsum'\]"),
+    ({"overall_weights": {"content": 1.0}}, ValueError, r"^overall_weights must have exactly the keys"),
+    ({"bleurt_checkpoint": ""}, ValueError, r"^bleurt_checkpoint is empty; give a path$"),
+    ({"empty": "skip"}, ValueError, r"^empty must be one of \['zero', 'error'\], got 'skip'$"),
+    ({"bootstrap": -2}, ValueError, r"^bootstrap must be 0 \(off\) or an int from 2"),
+    ({"persona_dir": "/no/such/dir"}, FileNotFoundError, r"^persona_dir '/no/such/dir' is not a directory$"),
+    ({"centroid_cache": 5}, TypeError, r"^centroid_cache must be a path"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("options", "error", "match"), BAD_QUALITY_OPTIONS)
+def test_bad_quality_options_fail_alike_in_the_params_and_the_scorer(options: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        QualityParams(**options)
+    with pytest.raises(error, match=match):  # before any model work
+        score_quality(PREDS, REFS, PERSONAS, **options)
+
+
+def test_quality_params_share_the_style_options_and_the_bertscore_settings() -> None:
+    """QualityParams' style fields are StyleParams' (method as style_method); its first four are BertScoreConfig's."""
+    shared = {"style_method": "method"} | {n: n for n in ("persona_samples", "persona_dir", "centroid_cache", "empty")}
+    for name, style_name in shared.items():
+        assert QualityParams.spec(name) == StyleParams.spec(style_name)
+        assert QualityParams.default(name) == StyleParams.default(style_name)
+    params = QualityParams(style_method="zscore", bertscore_layers=4, rescale=False, bootstrap=100)
+    assert params.style == StyleParams(method="zscore")  # the quality result draws its own bootstrap
+    assert params.bertscore == BertScoreConfig(num_layers=4, rescale=False)
+    with pytest.raises(TypeError, match=r"^bertscore_layers must be an int, got float: 2\.5$"):
+        BertScoreConfig(num_layers=2.5)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

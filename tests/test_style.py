@@ -16,25 +16,24 @@ from scipy.spatial.distance import jensenshannon
 import persona_metrics
 from persona_metrics import PersonaMetricsWarning
 from persona_metrics.persona import style
-from persona_metrics.persona.style import (
-    BUILTIN_PERSONAS,
-    METHODOLOGY_RANGES,
-    PRONOUN_ORDER,
+from persona_metrics.persona.formulas import (
     STYLE_METHODS,
-    build_centroids,
-    evaluate_personas,
     fit_style_model,
-    infer_persona,
     jensen_shannon,
-    leave_one_out_accuracy,
-    load_persona_samples,
-    sample_feature_means,
-    samples_hash,
-    score_style,
-    split_samples,
     style_band,
     zscore_similarity,
 )
+from persona_metrics.persona.params import StyleParams
+from persona_metrics.persona.recognition import (
+    METHODOLOGY_RANGES,
+    PRONOUN_ORDER,
+    evaluate_personas,
+    infer_persona,
+    leave_one_out_accuracy,
+    sample_feature_means,
+)
+from persona_metrics.persona.samples import BUILTIN_PERSONAS, load_persona_samples, split_samples
+from persona_metrics.persona.style import build_centroids, samples_hash, score_style
 from persona_metrics.persona.stylometry import STYLE_FEATURES, feature_vector
 
 HELDOUT = Path(__file__).resolve().parent.parent / "data" / "persona_heldout"
@@ -162,6 +161,56 @@ def test_zscore_scores_use_the_cached_model(tmp_path: Path) -> None:
 def test_unknown_method_is_refused() -> None:
     with pytest.raises(ValueError, match=r"method = 'cosine' is not a style method; allowed: \['jsd', 'zscore'\]"):
         score_style([NOTE], ["journalist"], method="cosine")
+
+
+#: Bad options and their errors. The messages are those of the checks StyleParams replaced (check_style_options and
+#: check_style_method at a7730ab), except centroid_cache's, which was an unnamed ``Path()`` TypeError there.
+BAD_STYLE_OPTIONS = [
+    ({"method": "cosine"}, ValueError, r"^method = 'cosine' is not a style method; allowed: \['jsd', 'zscore'\]$"),
+    ({"empty": "skip"}, ValueError, r"^empty must be one of \['zero', 'error'\], got 'skip'$"),
+    ({"bootstrap": 1}, ValueError, r"^bootstrap must be 0 \(off\) or an int from 2 to 1,000,000 \(resamples\), got 1$"),
+    ({"seed": -1}, ValueError, r"^seed must be an int from 0 to 2\*\*64 - 1 \(MAX_SEED\), got -1$"),
+    ({"seed": 1.5}, TypeError, r"^seed must be an int, got 1\.5$"),
+    ({"persona_samples": {"x": []}}, ValueError, r"^persona_samples\['x'\] must be a non-empty list of texts"),
+    ({"persona_samples": {"x": ["!!"]}}, ValueError, r"^persona_samples\['x'\]\[0\]: text has no words"),
+    ({"persona_dir": "/no/such/dir"}, FileNotFoundError, r"^persona_dir '/no/such/dir' is not a directory$"),
+    ({"persona_dir": 5}, TypeError, r"^persona_dir must be a path"),
+    ({"centroid_cache": 5}, TypeError, r"^centroid_cache must be a path \(str or os\.PathLike\), got int: 5$"),
+    ({"centroid_cache": " "}, ValueError, r"^centroid_cache is empty; give a path$"),
+]
+
+
+@pytest.mark.parametrize(("options", "error", "match"), BAD_STYLE_OPTIONS)
+def test_bad_style_options_fail_alike_in_the_params_and_the_scorer(options: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        StyleParams(**options)
+    with pytest.raises(error, match=match):  # before any text is looked at
+        score_style([NOTE], ["journalist"], **options)
+
+
+def test_style_params_are_the_scorer_keywords_with_their_defaults() -> None:
+    """score_style's option keywords are StyleParams' fields, each with the same default (return_features apart)."""
+    import inspect
+
+    keywords = {k: p.default for k, p in inspect.signature(score_style).parameters.items() if p.kind == p.KEYWORD_ONLY}
+    assert {k: v for k, v in keywords.items() if k != "return_features"} == {
+        name: StyleParams.default(name) for name in StyleParams.names()
+    }
+
+
+def test_every_public_name_is_still_importable_from_style_and_from_the_package() -> None:
+    """The names style.py held before the split (a7730ab) import from persona.style; the public ones from persona."""
+    import persona_metrics.persona as package
+
+    before = {"BUILTIN_PERSONAS", "DEFAULT_STYLE_METHOD", "FEATURE_PACKAGES", "METHODOLOGY_RANGES", "PRONOUN_ORDER",
+              "SAMPLE_SEPARATOR", "STYLE_BANDS", "STYLE_METHODS", "PersonaEvaluation", "StyleModel", "StyleResult",
+              "build_centroids", "check_persona_dir", "check_persona_samples", "default_centroid_path",
+              "evaluate_personas", "fit_style_model", "infer_persona", "jensen_shannon", "leave_one_out_accuracy",
+              "load_persona_samples", "resolve_samples", "sample_feature_means", "samples_hash", "score_style",
+              "split_samples", "style_band", "zscore_similarity"}  # fmt: skip
+    assert before <= set(style.__all__)
+    assert all(hasattr(style, name) for name in style.__all__)
+    assert all(getattr(package, name) is getattr(style, name) for name in set(package.__all__) & set(style.__all__))
 
 
 @pytest.mark.parametrize(
@@ -449,6 +498,15 @@ def test_module_zscore_method_matches_the_library(module) -> None:
         module.compute(predictions=[NOTE], personas=["journalist"], method="cosine")
 
 
+def test_module_takes_centroid_cache_as_the_library_and_the_cli_do(module, tmp_path: Path) -> None:
+    cache = tmp_path / "centroids.json"
+    out = module.compute(predictions=[NOTE, BLOG], personas=["journalist", "enthusiast"], centroid_cache=str(cache))
+    assert json.loads(cache.read_text())["key"] == samples_hash(load_persona_samples())
+    assert out["scores"] == score_style([NOTE, BLOG], ["journalist", "enthusiast"]).scores.tolist()
+    with pytest.raises(TypeError, match="centroid_cache must be a path"):
+        module.compute(predictions=[NOTE], personas=["journalist"], centroid_cache=5)
+
+
 def test_module_bad_input_names_field_and_index(module) -> None:
     with pytest.raises(ValueError, match=r"personas\[0\]"):
         module.compute(predictions=[NOTE], personas=["   "])
@@ -464,7 +522,9 @@ def test_module_docstring_examples_run(registered_modules: str) -> None:
     assert result.attempted >= 4
 
 
-def test_library_doctests() -> None:
-    from persona_metrics.persona import style
+@pytest.mark.parametrize("name", ["style", "formulas", "samples", "params", "recognition"])
+def test_library_doctests(name: str) -> None:
+    import importlib
 
-    assert doctest.testmod(style).failed == 0
+    result = doctest.testmod(importlib.import_module(f"persona_metrics.persona.{name}"))
+    assert result.failed == 0

@@ -16,14 +16,9 @@ from persona_metrics.integrations.app_support import (
     table_columns,
     user_errors,
 )
-from persona_metrics.persona.quality import (
-    CONTENT_WEIGHTS_WITHOUT_BLEURT,
-    OVERALL_WEIGHTS,
-    QUALITY_BANDS,
-    complementary_weights,
-    quality_band,
-)
-from persona_metrics.persona.style import BUILTIN_PERSONAS
+from persona_metrics.persona.params import CONTENT_WEIGHTS_WITHOUT_BLEURT, OVERALL_WEIGHTS, QualityParams
+from persona_metrics.persona.quality import QUALITY_BANDS, complementary_weights, quality_band
+from persona_metrics.persona.samples import BUILTIN_PERSONAS
 
 metric = load_metric(__file__, "persona_quality")
 
@@ -92,7 +87,12 @@ with gr.Blocks(title="Persona quality") as demo:
     with gr.Row():
         persona = gr.Dropdown(list(BUILTIN_PERSONAS), value="journalist", label="Target persona")
         content_weight = gr.Slider(
-            0, 1, value=OVERALL_WEIGHTS["content"], step=0.05, label="Content weight (style = 1 − content)"
+            0,
+            1,
+            value=OVERALL_WEIGHTS["content"],
+            step=0.05,
+            label="Content weight (style = 1 − content)",
+            info=QualityParams.spec("overall_weights").help,
         )
         rouge_share = gr.Slider(
             0,
@@ -100,6 +100,7 @@ with gr.Blocks(title="Persona quality") as demo:
             value=CONTENT_WEIGHTS_WITHOUT_BLEURT["rougeLsum"],
             step=0.05,
             label="ROUGE-Lsum share of content (BERTScore = 1 − share)",
+            info=QualityParams.spec("content_weights").help,
         )
     table = input_table(EXAMPLE, COLUMNS, "Summaries and their references", column_widths=["50%", "50%"])
     results_section(

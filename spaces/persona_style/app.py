@@ -11,12 +11,15 @@ from persona_metrics.integrations.app_support import (
     grouped_bars,
     input_table,
     load_metric,
+    option_dropdown,
     results_section,
     short,
     table_columns,
     user_errors,
 )
-from persona_metrics.persona.style import BUILTIN_PERSONAS, DEFAULT_STYLE_METHOD, STYLE_BANDS, STYLE_METHODS, style_band
+from persona_metrics.persona.formulas import STYLE_BANDS, style_band
+from persona_metrics.persona.params import StyleParams
+from persona_metrics.persona.samples import BUILTIN_PERSONAS
 
 metric = load_metric(__file__, "persona_style")
 
@@ -86,7 +89,7 @@ with gr.Blocks(title="Persona style fidelity") as demo:
     )
     with gr.Row():
         persona = gr.Dropdown(list(BUILTIN_PERSONAS), value="formal_analyst", label="Target persona")
-        method = gr.Dropdown(list(STYLE_METHODS), value=DEFAULT_STYLE_METHOD, label="Similarity method")
+        method = option_dropdown(StyleParams, "method")
     table = input_table(EXAMPLE, COLUMNS, "Summaries")
     results_section(
         __file__,

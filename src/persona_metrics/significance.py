@@ -140,6 +140,16 @@ def check_bootstrap(bootstrap: Any, seed: Any) -> tuple[int, int]:
     return int(bootstrap), check_seed(seed)
 
 
+def bootstrap_option(name: str, value: Any) -> int:
+    """The check of a params ``bootstrap`` field (``option(check=...)``): :func:`check_bootstrap`'s, seed apart."""
+    return check_bootstrap(value, DEFAULT_BOOTSTRAP_SEED)[0]
+
+
+def seed_option(name: str, value: Any) -> int:
+    """The check of a params ``seed`` field (``option(check=...)``): :func:`check_seed`."""
+    return check_seed(value)
+
+
 # --- results ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class PairedTest:

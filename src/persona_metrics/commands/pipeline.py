@@ -70,8 +70,8 @@ def report_markdown(tables: pd.DataFrame, columns: Sequence[str], header: str, f
 def run(args: argparse.Namespace) -> int:
     """Read, score, aggregate, write the files and print the report; 1 when no article is valid."""
     from persona_metrics.datasets.financial import read_article_dir, summary_items
+    from persona_metrics.persona.params import BertScoreConfig
     from persona_metrics.persona.pipeline import aggregate_tables, overall_means, score_columns, score_items
-    from persona_metrics.persona.quality import BertScoreConfig
 
     with input_errors():
         articles, problems = read_article_dir(args.data_dir)

@@ -24,7 +24,7 @@ from typing import Any
 from persona_metrics.params import Params, option
 from persona_metrics.persona.formulas import DEFAULT_STYLE_METHOD, STYLE_METHODS
 from persona_metrics.persona.samples import check_persona_dir, check_persona_samples
-from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, MAX_BOOTSTRAP, MAX_SEED, check_bootstrap, check_seed
+from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, MAX_BOOTSTRAP, MAX_SEED, bootstrap_option, seed_option
 from persona_metrics.validation import SCORED_EMPTY, check_bool, check_mapping, check_number, check_path, describe
 
 #: Content weights with BLEURT (methodology, "Content Quality Formula").
@@ -81,15 +81,6 @@ def _check_method(name: str, value: object) -> str:
     if not isinstance(value, str) or value not in STYLE_METHODS:
         raise ValueError(f"{name} = {describe(value)} is not a style method; allowed: {list(STYLE_METHODS)}")
     return value
-
-
-def _check_bootstrap(name: str, value: object) -> int:
-    """``bootstrap``: 0 (off) or 2 to MAX_BOOTSTRAP resamples (the seed is checked on its own field)."""
-    return check_bootstrap(value, DEFAULT_BOOTSTRAP_SEED)[0]
-
-
-def _check_seed(name: str, value: object) -> int:
-    return check_seed(value)
 
 
 def _as_given(check: Callable[[str, Any], object]) -> Callable[[str, Any], Any]:
@@ -164,14 +155,14 @@ class StyleParams(Params):
     bootstrap: int = option(
         0,
         f"item resamples for 95 % percentile intervals of the means: 0 (off) or 2 to {MAX_BOOTSTRAP:,}",
-        check=_check_bootstrap,
+        check=bootstrap_option,
     )
     seed: int = option(
         DEFAULT_BOOTSTRAP_SEED,
         "seed of the bootstrap",
         interval=(0, MAX_SEED, True, True),
         integer=True,
-        check=_check_seed,
+        check=seed_option,
     )
     empty: str = option(
         "error",

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from persona_metrics.persona.quality import BertScoreConfig, score_quality
+from persona_metrics.persona.params import BertScoreConfig
+from persona_metrics.persona.quality import score_quality
 from persona_metrics.progress import progress_bar
 
 #: The per-item columns of the pipeline, in output order (``bleurt`` follows when BLEURT is on).

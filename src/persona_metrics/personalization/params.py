@@ -34,7 +34,7 @@ from persona_metrics.personalization.formulas import (
     DEFAULT_P_ACC_BETA,
 )
 from persona_metrics.signature import Signature
-from persona_metrics.significance import MAX_BOOTSTRAP, MAX_SEED, check_bootstrap, check_seed
+from persona_metrics.significance import MAX_BOOTSTRAP, MAX_SEED, bootstrap_option, seed_option
 from persona_metrics.validation import check_mapping, check_number, describe, interval_text
 
 #: The largest α, β, γ: exponents of ten whose power, times DGP ≤ 2, stays a finite float64 (module docstring).
@@ -62,15 +62,6 @@ def check_real(name: str, value: object) -> float:
     if not inside:
         raise ValueError(f"{name} must be in {interval_text(low, high, low_in, high_in)}, got {describe(value)}")
     return number
-
-
-def _check_bootstrap(name: str, value: object) -> int:
-    """``bootstrap``: 0 (off) or 2 to MAX_BOOTSTRAP resamples (the seed is checked on its own field)."""
-    return check_bootstrap(value, DEFAULT_BOOTSTRAP_SEED)[0]
-
-
-def _check_seed(name: str, value: object) -> int:
-    return check_seed(value)
 
 
 def _exponent(default: float, text: str) -> float:
@@ -110,14 +101,14 @@ class PersevalParams(Params):
         display=(0.0, 1.0, 0.05),
     )
     bootstrap: int = option(
-        0, f"document resamples for 95 % intervals: 0 (off) or 2 to {MAX_BOOTSTRAP:,}", check=_check_bootstrap
+        0, f"document resamples for 95 % intervals: 0 (off) or 2 to {MAX_BOOTSTRAP:,}", check=bootstrap_option
     )
     seed: int = option(
         DEFAULT_BOOTSTRAP_SEED,
         "seed of the bootstrap and of the paired tests",
         interval=(0, MAX_SEED, True, True),
         integer=True,
-        check=_check_seed,
+        check=seed_option,
     )
 
     def signature(self) -> Signature:
