@@ -41,7 +41,7 @@ from persona_metrics.personalization import score_personalization
 from persona_metrics.summary_eval import score_summary_eval
 from persona_metrics.vert import score_vert
 
-gradio_client = pytest.importorskip("gradio_client", reason="the demo extra (gradio) is not installed")
+gradio_client = pytest.importorskip("gradio_client", reason="the spaces extra (gradio) is not installed")
 
 ROOT = Path(__file__).resolve().parents[1]
 SPACES = ROOT / "spaces"
