@@ -11,6 +11,12 @@ bert_score ships none for the packaged all-MiniLM-L6-v2, so the project computes
    ``len/2`` positions later, and pairs from the same source are skipped, so partners are unrelated;
 3. :func:`compute_bertscore_baseline`: for each layer, mean P, R, F over the pairs (no idf);
 4. :func:`write_baseline`: ``LAYER,P,R,F`` (bert_score's format) and a provenance ``.json`` next to it.
+
+The inputs are explicit: the exact pairs of steps 1–2 are shipped beside the baseline
+(``bertscore_baseline_minilm.pairs.jsonl``, :func:`pairs_file`), and the ``.json`` record holds their SHA-256.
+Recomputing the baseline reads that pairs file (:func:`read_inputs`), never the persona folder or the data
+samples, so adding or editing a persona file leaves the baseline, and every rescaled number, unchanged. Drawing
+a new pair set (steps 1–2 again) is a deliberate act: ``python scripts/compute_bertscore_baseline.py --data data``.
 """
 
 from __future__ import annotations
@@ -150,6 +156,57 @@ def compute_bertscore_baseline(
 def pairs_digest(pairs: Sequence[tuple[str, str]]) -> str:
     """SHA-256 of the pairs (tab between partners, newline between pairs): what a baseline was computed from."""
     return hashlib.sha256("\n".join(f"{a}\t{b}" for a, b in pairs).encode()).hexdigest()
+
+
+def pairs_file(baseline: str | Path) -> Path:
+    """The pairs file of a baseline file: ``NAME.pairs.jsonl`` beside ``NAME.tsv``."""
+    return Path(baseline).with_suffix(".pairs.jsonl")
+
+
+def write_pairs(pairs: Sequence[tuple[str, str]], path: str | Path) -> None:
+    """Write ``pairs`` as JSON lines, one ``[reference, candidate]`` list per line."""
+    lines = [json.dumps([a, b], ensure_ascii=False) for a, b in pairs]
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def read_pairs(path: str | Path) -> list[tuple[str, str]]:
+    """The pairs of a pairs file (:func:`write_pairs`).
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: a line that is not a list of two non-empty strings (``FILE:LINE`` named).
+    """
+    pairs: list[tuple[str, str]] = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            pair = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}:{number}: not JSON ({err})") from err
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(t, str) and t.strip() for t in pair)):
+            raise ValueError(f"{path}:{number}: expected a list of two non-empty strings, got {line[:80]!r}")
+        pairs.append((pair[0], pair[1]))
+    return pairs
+
+
+def read_inputs(baseline: str | Path) -> tuple[list[tuple[str, str]], dict]:
+    """The pairs a baseline file was computed from, checked against its ``.json`` record, and the record.
+
+    Raises:
+        ValueError: the pairs file does not match the record (count or SHA-256): the message says how to
+            recompute the baseline from the pairs, or to draw new pairs.
+        FileNotFoundError: the pairs file or the record is missing.
+    """
+    record_path = Path(baseline).with_suffix(".json")
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    pairs = read_pairs(pairs_file(baseline))
+    if record.get("pairs") != len(pairs) or record.get("pairs_sha256") != pairs_digest(pairs):
+        raise ValueError(
+            f"{pairs_file(baseline)} ({len(pairs)} pairs, SHA-256 {pairs_digest(pairs)[:12]}) is not what "
+            f"{record_path.name} records ({record.get('pairs')} pairs, {str(record.get('pairs_sha256'))[:12]}): "
+            "restore the pairs file, or draw new pairs and recompute the baseline with "
+            "`python scripts/compute_bertscore_baseline.py --data data` (every rescaled BERTScore moves)"
+        )
+    return pairs, record
 
 
 def write_baseline(rows: Sequence[BaselineRow], path: str | Path, record: dict) -> None:
