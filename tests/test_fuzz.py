@@ -333,6 +333,8 @@ OPTION_FAULTS: dict[str, dict[str, tuple[Any, ...]]] = {
         "concurrency": (0, -1, 1.5),
         "cache_dir": (5, ""),
         "prompt": ("x", 5),
+        "rubric": ("fluency", "", None, 5, "Accuracy"),
+        "top_logprobs": (0, -1, 1.5, None),
     },
 }
 for _name in ("perseval", "degress"):
