@@ -20,6 +20,10 @@ everything on ROUGE-Lsum). ``ContentResult.reference_index`` says which referenc
 A prediction without a word is refused by :func:`score_quality` (its style is undefined) unless ``empty="zero"``:
 then every component of that item is 0 (its band ``None``), the other items are scored as usual, and every mean
 and interval is taken over all items (``docs/style.md`` §4.6).
+
+The options (:class:`~persona_metrics.persona.params.QualityParams`), the weights' defaults and
+:class:`~persona_metrics.persona.params.BertScoreConfig` live in :mod:`persona_metrics.persona.params`; they are
+importable from here too.
 """
 
 from __future__ import annotations
@@ -506,7 +510,7 @@ def score_quality(
         persona_samples: extra or overriding personas (see :func:`persona_metrics.persona.style.score_style`).
         persona_dir: a directory of ``{persona}.txt`` persona samples.
         centroid_cache: centroid JSON path.
-        style_method: the style similarity method (:data:`persona_metrics.persona.style.STYLE_METHODS`).
+        style_method: the style similarity method (:data:`persona_metrics.persona.formulas.STYLE_METHODS`).
         bootstrap: item resamples for 95 % percentile intervals of every component's mean (0 = off, else >= 2;
             :meth:`QualityResult.with_bootstrap`).
         seed: bootstrap seed.
