@@ -150,6 +150,10 @@ def test_docstring_examples_run(registered_modules: str, name: str) -> None:
         "persona_metrics.personalization.params",
         "persona_metrics.signature",
         "persona_metrics.distances",
+        "persona_metrics.summary_eval.params",
+        "persona_metrics.summary_eval.rubrics",
+        "persona_metrics.summary_eval.redaction",
+        "persona_metrics.summary_eval.judge",
     ],
 )
 def test_library_docstring_examples_run(module_name: str) -> None:

@@ -275,20 +275,3 @@ def test_options_are_frozen_and_given_one_way() -> None:
     with pytest.raises(TypeError, match=r"unknown option\(s\) \['wieghts'\]"):
         score_summary_eval([SUMMARY], [SOURCE], wieghts={"accuracy": 1.0})
     assert SummaryEvalParams().overall_weights == {"accuracy": 0.6, "completeness": 0.25, "coherence": 0.15}
-
-
-@pytest.mark.parametrize(
-    "module_name",
-    [
-        "persona_metrics.summary_eval.params",
-        "persona_metrics.summary_eval.rubrics",
-        "persona_metrics.summary_eval.redaction",
-        "persona_metrics.summary_eval.judge",
-    ],
-)
-def test_docstring_examples_run(module_name: str) -> None:
-    import doctest
-
-    result = doctest.testmod(importlib.import_module(module_name))
-    assert result.failed == 0
-    assert result.attempted > 0

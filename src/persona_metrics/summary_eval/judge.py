@@ -13,14 +13,9 @@ them, so no text can close a marker, and placeholders are filled in one pass, so
 placeholder. Credentials in ``base_url`` (user-info, query values) never reach a signature, a cache key, a log
 record or an error message: :func:`~persona_metrics.summary_eval.redaction.redact` is applied to all of them.
 
->>> parse_answer('```json\n{"score": 2, "rationale": "minor slip"}\n```')
-ParsedAnswer(score=2, rationale='minor slip', status='json')
->>> parse_answer("There are 3 factual errors in the summary, so it is Poor.").score is None
-True
->>> parse_answer('{"score": 7, "rationale": "x"}').status
-'invalid'
->>> redact("http://alice:pw@judge.example/v1?api-key=k3y")
-'http://***@judge.example/v1?api-key=***'
+>>> judge = Judge("gpt-4o", base_url="http://alice:pw@127.0.0.1:8080/v1", api_key="none")
+>>> judge.rubric.name, judge.host, judge.where
+('accuracy', '127.0.0.1:8080', 'http://***@127.0.0.1:8080/v1')
 """
 
 from __future__ import annotations
