@@ -109,10 +109,8 @@ with gr.Blocks(title="SummaryEval") as demo:
     )
     with gr.Row():
         judge = gr.Dropdown(JUDGES, value="none", label="Accuracy judge")
-        model = gr.Textbox("", label="Judge model (e.g. gpt-4o)", info=JudgeOptions.spec("model").help)
-        base_url = gr.Textbox(
-            "", label="Base URL (empty: OpenAI; key from OPENAI_API_KEY)", info=JudgeOptions.spec("base_url").help
-        )
+        model = gr.Textbox("", label="Judge model (e.g. gpt-4o)")
+        base_url = gr.Textbox("", label="Base URL (empty: OpenAI; key from OPENAI_API_KEY)")
         rubric = gr.Dropdown(
             RUBRIC_NAMES,
             value=JudgeOptions.default("rubric"),
