@@ -9,13 +9,21 @@ tuples. Subclasses implement two hooks:
 * ``_prepare(texts)``: one representation per text (called only for texts not yet in the cache);
 * ``_score(reps_a, reps_b)``: σ for aligned lists of representations, as a float array.
 
-The empty-text rule lives here, not in the subclasses: a text that is empty or only whitespace is
-at distance exactly 1.0 from everything (itself included), whatever the measure. This is the
-documented meaning of an empty summary ("the model said nothing").
+A distance that must schedule its own work (BERTScore embeds in memory-bounded chunks) overrides the narrower
+``_score_unique(texts, a, b)`` instead of :meth:`Distance.pairwise`: it receives the unique, non-empty pairs only.
+
+The empty-text rule lives here, not in the subclasses: a text that is empty or only whitespace
+(:func:`is_empty_text`) is at distance exactly 1.0 from everything (itself included), whatever the measure. This
+is the documented meaning of an empty summary ("the model said nothing").
+
+Each class also describes itself to the registry's readers (:mod:`persona_metrics.distances`: the CLI choices,
+the evaluate modules' argument docs, the cards' distance table, the fuzz suite) with class attributes:
+``name``, ``description``, ``source``, ``symmetric``, ``bounded`` and ``extra``.
 """
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, overload
@@ -31,18 +39,30 @@ EMPTY_TEXT_DISTANCE = 1.0
 PAIR_CHUNK = 4096
 
 
+def is_empty_text(text: str) -> bool:
+    """Whether ``text`` is empty or only whitespace (``str.isspace``; the same set ``str.strip()`` removes)."""
+    return not text or text.isspace()
+
+
 class Distance(ABC):
     """A pairwise text distance σ(a, b), computed for many pairs at once.
 
     Attributes:
         name: the registry name (``"rougeL"``, ``"bertscore"`` ...).
+        description: what σ(a, b) is, in one line (the cards' distance table shows it).
+        source: where the definition comes from and how it compares with the PerSEval authors' code (one line).
         symmetric: whether σ(a, b) == σ(b, a) exactly, so unordered pairs can be shared.
         bounded: whether σ is guaranteed to lie in [0, 1].
+        extra: the install extra the distance needs (``"neural"``: ``pip install persona-metrics[neural]``), or
+            ``None`` when the core install runs it.
     """
 
     name: ClassVar[str]
+    description: ClassVar[str]
+    source: ClassVar[str]
     symmetric: ClassVar[bool] = True
     bounded: ClassVar[bool] = True
+    extra: ClassVar[str | None] = None
 
     def __init__(self) -> None:
         self._cache: dict[str, Any] = {}
@@ -60,10 +80,15 @@ class Distance(ABC):
         """A short string naming the measure and every setting that changes its values (a :class:`Signature`)."""
         return Signature.of(self.name).text
 
+    @classmethod
+    def option_names(cls) -> list[str]:
+        """The distance's options: its constructor's keyword parameters, in order."""
+        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+
     # -- public API ----------------------------------------------------------------------------
     def prepare(self, texts: Sequence[str]) -> None:
         """Prepare and cache the representations of ``texts`` (each unique text once)."""
-        todo = [t for t in dict.fromkeys(texts) if t not in self._cache and t.strip()]
+        todo = [t for t in dict.fromkeys(texts) if t not in self._cache and not is_empty_text(t)]
         if todo:
             reps = self._prepare(todo)
             if len(reps) != len(todo):
@@ -86,38 +111,33 @@ class Distance(ABC):
         texts, first, second = indexed.interned()
         if self.symmetric:  # one orientation per unordered pair: (a, b) with a <= b, as strings
             first, second = _string_order(texts, first, second)
-        empty = np.fromiter((not t or t.isspace() for t in texts), dtype=bool, count=len(texts))
-        unique_pairs, slot = np.unique(first * len(texts) + second, return_inverse=True)
+        empty = np.fromiter(map(is_empty_text, texts), dtype=bool, count=len(texts))
+        unique_pairs, first_seen, slot = np.unique(first * len(texts) + second, return_index=True, return_inverse=True)
         a, b = np.divmod(unique_pairs, len(texts))
         values = np.full(len(unique_pairs), EMPTY_TEXT_DISTANCE, dtype=np.float64)
         live = np.flatnonzero(~(empty[a] | empty[b]))
         if live.size:
-            self._prepare_in_order(texts, empty, first, second)
-            cache = self._cache
-            reps = [cache.get(t) for t in texts]
-            a, b = a[live].tolist(), b[live].tolist()
-            values[live] = self._score_live([reps[i] for i in a], [reps[i] for i in b])
+            live = live[np.argsort(first_seen[live], kind="stable")]  # in the order the caller's pairs meet them
+            scored = np.asarray(self._score_unique(texts, a[live], b[live]), dtype=np.float64)
+            if scored.shape != live.shape:
+                raise RuntimeError(f"{type(self).__name__} scored {scored.shape} pairs, expected {live.shape}")
+            if not np.all(np.isfinite(scored)):
+                raise FloatingPointError(f"{self.name}: non-finite distance computed")
+            values[live] = scored
         return values[slot.ravel()]
 
-    def _prepare_in_order(self, texts: list[str], empty: np.ndarray, first: np.ndarray, second: np.ndarray) -> None:
-        """Prepare the texts of the non-empty pairs that are not cached, in order of first appearance in the pairs.
+    def _score_unique(self, texts: list[str], a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """σ of the unique pairs ``(texts[a[k]], texts[b[k]])``, none with an empty side, in order of first appearance.
 
-        The order is the one a walk over the pairs (first text, then second) meets them in, so a distance sees the
-        same ``_prepare`` batch whether the pairs came as tuples or as a :class:`TextPairs`.
+        The texts not yet cached are prepared in the order a walk over these pairs meets them (first text, then
+        second), which is the order of the caller's pairs, so a distance sees the same ``_prepare`` batch whether
+        the pairs came as tuples or as a :class:`TextPairs`; then ``_score`` runs :data:`PAIR_CHUNK` pairs at a
+        time under the library's progress bar. Override it (not :meth:`pairwise`) to schedule the work otherwise.
         """
+        walk = np.column_stack((a, b)).ravel().tolist()
+        self.prepare([texts[i] for i in dict.fromkeys(walk)])
         cache = self._cache
-        todo = np.array([i for i, t in enumerate(texts) if not empty[i] and t not in cache], dtype=np.int64)
-        if not todo.size:
-            return
-        live = np.flatnonzero(~(empty[first] | empty[second]))
-        seen = np.full(len(texts), np.iinfo(np.int64).max)
-        np.minimum.at(seen, second[live], 2 * live + 1)
-        np.minimum.at(seen, first[live], 2 * live)
-        todo = todo[seen[todo] < np.iinfo(np.int64).max]
-        self.prepare([texts[i] for i in todo[np.argsort(seen[todo], kind="stable")].tolist()])
-
-    def _score_live(self, reps_a: list[Any], reps_b: list[Any]) -> np.ndarray:
-        """σ of prepared, non-empty pairs, :data:`PAIR_CHUNK` at a time under the library's progress bar."""
+        reps_a, reps_b = [cache[texts[i]] for i in a.tolist()], [cache[texts[i]] for i in b.tolist()]
         scored = np.empty(len(reps_a), dtype=np.float64)
         with progress_bar(desc=f"{self.name}: scoring pairs", total=len(reps_a), unit="pair") as bar:
             for start in range(0, len(reps_a), PAIR_CHUNK):
@@ -129,8 +149,6 @@ class Distance(ABC):
                     )
                 scored[start:stop] = part
                 bar.update(stop - start)
-        if not np.all(np.isfinite(scored)):
-            raise FloatingPointError(f"{self.name}: non-finite distance computed")
         return scored
 
     def __call__(self, a: str, b: str) -> float:

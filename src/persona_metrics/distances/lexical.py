@@ -92,6 +92,8 @@ class RougeL(Distance):
     """
 
     name = "rougeL"
+    description = "1 − ROUGE-L F1, `rouge_score` with Porter stemming"
+    source = "same (σ rounded to 5 d.p. there)"
     symmetric = True
 
     def __init__(self) -> None:
@@ -144,6 +146,8 @@ class RougeSU4(Distance):
     """
 
     name = "rougeSU4"
+    description = "1 − ROUGE-SU4 F1 (skip-bigrams, gap ≤ 4, plus unigrams), ROUGE-1.5.5 preprocessing"
+    source = "their code counts only contiguous 5-grams (a bug)"
     symmetric = True
     skip_gap = 4
 
@@ -213,6 +217,8 @@ class Bleu(Distance):
     """
 
     name = "bleu"
+    description = "1 − sentence BLEU-N (`max_order`, default 1 = the paper's BLEU-1), a = reference"
+    source = "BLEU-4, unsmoothed (`max_order=4` reproduces it)"
     symmetric = False
 
     def __init__(self, max_order: int = 1) -> None:
@@ -267,6 +273,8 @@ class Meteor(Distance):
     """
 
     name = "meteor"
+    description = "1 − NLTK METEOR (WordNet 3.0 offline), a = reference"
+    source = "same formula; tokens differ (below)"
     symmetric = False
 
     def __init__(self) -> None:
@@ -441,6 +449,8 @@ class JensenShannon(Distance):
     """
 
     name = "jsd"
+    description = "Jensen-Shannon divergence (base 2, no square root) of unigram distributions"
+    source = "same formula (rounded to 4 d.p.); tokens differ (below)"
     symmetric = True
 
     def __init__(self) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from persona_metrics.distances.base import EMPTY_TEXT_DISTANCE, Distance
+from persona_metrics.distances.base import Distance, is_empty_text
 from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.signature import Signature
 from persona_metrics.validation import require
@@ -341,6 +341,12 @@ class BertScore(Distance):
     """
 
     name = "bertscore"
+    description = (
+        "1 − BERTScore F1, no idf, no rescaling; default model the packaged all-MiniLM-L6-v2 (layer 6); in [0, 2], "
+        "≈ [0, 1] in practice"
+    )
+    source = '`distilbert-base-uncased`: pass `distance_options={"model": "distilbert-base-uncased"}` where reachable'
+    extra = "neural"
     symmetric = True
     bounded = False  # σ = 1 − F with F ∈ [−1, 1]; ≈ [0, 1] in practice
 
@@ -500,7 +506,7 @@ class BertScore(Distance):
 
     def prepare(self, texts: Sequence[str]) -> None:
         """Embed ``texts`` (each unique non-empty text once) into the bounded cache (the last ones win)."""
-        todo = [t for t in dict.fromkeys(texts) if t not in self._embeddings and t.strip()]
+        todo = [t for t in dict.fromkeys(texts) if t not in self._embeddings and not is_empty_text(t)]
         if todo:
             for text, item in zip(todo, self._prepare(todo), strict=True):
                 self._embeddings.put(text, item)
@@ -597,10 +603,13 @@ class BertScore(Distance):
         f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
         return precision, recall, f1
 
+    @classmethod
+    def _sigma(cls, ref: _Embedded, hyp: _Embedded) -> float:
+        """σ = 1 − F1 of one pair; exactly 0 for a text against itself (one cached embedding)."""
+        return 0.0 if ref is hyp else 1.0 - cls._prf(ref, hyp)[2]
+
     def _score(self, reps_a: Sequence[_Embedded], reps_b: Sequence[_Embedded]) -> np.ndarray:
-        return np.array(
-            [0.0 if ref is hyp else 1.0 - self._prf(ref, hyp)[2] for ref, hyp in zip(reps_a, reps_b, strict=True)]
-        )
+        return np.array([self._sigma(ref, hyp) for ref, hyp in zip(reps_a, reps_b, strict=True)])
 
     def _each_pair(self, pairs: Sequence[tuple[str, str]], fn: Callable[[str, str, dict[str, _Embedded]], Any]) -> list:
         """``fn(a, b, embeddings)`` for each pair, chunk by chunk (numpy's BLAS on one thread), in pair order."""
@@ -613,25 +622,14 @@ class BertScore(Distance):
                 bar.update(len(chunk))
         return out
 
-    def pairwise(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """σ for every ordered pair ``(a, b)``; each unordered pair is scored once, in memory-bounded chunks.
+    def _score_unique(self, texts: list[str], a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """σ of the unique non-empty pairs (:meth:`Distance.pairwise` deduplicated and oriented them), in chunks.
 
-        The rules of :meth:`Distance.pairwise` (empty text at σ = 1, the same orientation ``a <= b`` for both
-        orders of a pair); the chunks and the cache bound are in the class docstring.
+        The pairs come in order of first appearance in the caller's pairs; the chunks and the cache bound are in
+        the class docstring.
         """
-        keys: dict[tuple[str, str], int] = {}
-        slot = np.fromiter((keys.setdefault((a, b) if a <= b else (b, a), len(keys)) for a, b in pairs), dtype=np.int64)
-        unique = list(keys)
-        values = np.full(len(unique), EMPTY_TEXT_DISTANCE, dtype=np.float64)
-        live = [i for i, (a, b) in enumerate(unique) if a.strip() and b.strip()]
-        if live:
-            sigma = self._each_pair(
-                [unique[i] for i in live], lambda a, b, reps: 0.0 if a == b else 1.0 - self._prf(reps[a], reps[b])[2]
-            )
-            values[live] = sigma
-            if not np.all(np.isfinite(values)):
-                raise FloatingPointError(f"{self.name}: non-finite distance computed")
-        return values[slot]
+        pairs = [(texts[i], texts[j]) for i, j in zip(a.tolist(), b.tolist(), strict=True)]
+        return np.array(self._each_pair(pairs, lambda x, y, reps: self._sigma(reps[x], reps[y])), dtype=np.float64)
 
     def precision_recall_f1(self, pairs: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """BERTScore P, R and F1 (no rescaling) of each ``(reference, hypothesis)`` pair.
@@ -646,7 +644,7 @@ class BertScore(Distance):
             ValueError: a side of some pair is empty or whitespace only.
         """
         for i, (ref, hyp) in enumerate(pairs):
-            if not ref.strip() or not hyp.strip():
+            if is_empty_text(ref) or is_empty_text(hyp):
                 raise ValueError(f"pairs[{i}] has an empty side; BERTScore P/R/F1 are undefined for empty texts")
         prf = np.array(self._each_pair(pairs, lambda a, b, reps: self._prf(reps[a], reps[b]))).reshape(-1, 3)
         return prf[:, 0], prf[:, 1], prf[:, 2]
@@ -698,6 +696,9 @@ class InfoLM(Distance):
     """
 
     name = "infolm"
+    description = "torchmetrics InfoLM, AB-divergence α = β = 1, temperature 0.25"
+    source = "same; model `google/bert_uncased_L-2_H-128_A-2` (needs the model locally or a reachable Hub)"
+    extra = "neural"
     symmetric = True  # AB-divergence with α = β = 1
     bounded = False
 
