@@ -255,7 +255,9 @@ def test_each_unique_text_prepared_once_and_each_unique_pair_scored_once() -> No
 def test_unknown_distance_names_the_allowed_ones() -> None:
     with pytest.raises(ValueError, match="rougeL"):
         get_distance("rouge-l")
-    assert DISTANCES == ("rougeL", "rougeSU4", "bleu", "meteor", "jsd", "bertscore", "infolm")
+    assert tuple(DISTANCES) == ("rougeL", "rougeSU4", "bleu", "meteor", "jsd", "bertscore", "infolm")
+    with pytest.raises(ValueError, match=r"choose one of \['rougeL', 'rougeSU4', 'bleu', 'meteor', 'jsd', 'bertscore'"):
+        get_distance(5)  # type: ignore[arg-type]
 
 
 def test_unknown_option_is_named() -> None:

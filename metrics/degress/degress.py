@@ -2,7 +2,7 @@
 
 import evaluate
 
-from persona_metrics.distances import DEFAULT_DISTANCE
+from persona_metrics.distances import DEFAULT_DISTANCE, distance_names
 from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.integrations.registry import warn_if_stale
 from persona_metrics.personalization import (
@@ -46,7 +46,7 @@ Args:
     references (`list` of `str`): user i's own summary of `documents[i]`.
     documents (`list` of `str`): the source text; items with equal text are one document.
     document_ids (`list`, optional): explicit grouping, one id per item (overrides grouping by text).
-    distance (`str`): `"rougeL"` (default), `"rougeSU4"`, `"bleu"`, `"meteor"`, `"jsd"`, `"bertscore"`, `"infolm"`.
+    distance (`str`): {distances} (the registered distances; table in the metric card).
     distance_options (`dict`, optional): options of the distance, e.g. `{"max_order": 4}` for `bleu`.
     p_acc_alpha (`float`): P-Acc alpha in (0, 1], default 0.5 (paper Table 8).
     p_acc_beta (`float`): P-Acc beta in [0, 1], default 1 (paper Table 8).
@@ -73,7 +73,7 @@ Examples:
     >>> results = degress.compute(predictions=same, references=refs, documents=[doc, doc])
     >>> print(results["degress"] < 1e-4)
     True
-"""
+""".replace("{distances}", distance_names())
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -2,7 +2,7 @@
 
 import evaluate
 
-from persona_metrics.distances import DEFAULT_DISTANCE
+from persona_metrics.distances import DEFAULT_DISTANCE, distance_names
 from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.integrations.registry import warn_if_stale
 from persona_metrics.personalization import (
@@ -41,7 +41,7 @@ Args:
     references (`list` of `str`): user i's own summary of `documents[i]`.
     documents (`list` of `str`): the source text; items with equal text are one document.
     document_ids (`list`, optional): explicit grouping, one id per item (overrides grouping by text).
-    distance (`str`): `"rougeL"` (default), `"rougeSU4"`, `"bleu"`, `"meteor"`, `"jsd"`, `"bertscore"`, `"infolm"`.
+    distance (`str`): {distances} (the registered distances; table in the metric card).
     distance_options (`dict`, optional): options of the distance, e.g. `{"model": "distilbert-base-uncased"}`.
     beta (`float`): EDP slope β in (0, 300], default 1.7 (the paper's choice; the authors' code default is 1.0).
     alpha (`float`): EDP offset α in (0, 300], default 3.
@@ -74,7 +74,7 @@ Examples:
     >>> results = perseval.compute(predictions=same, references=refs, documents=[doc, doc])
     >>> print(results["perseval"] < 0.001, results["num_documents"])
     True 1
-"""
+""".replace("{distances}", distance_names())
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
