@@ -462,6 +462,7 @@ def test_compare_release_judges_one_ulp(tmp_path: Path, capsys) -> None:
     moved = {**values, "pens_sample|jsd|m|perseval": base + 1e-13, "pens_sample|bertscore|m|perseval": base + 1e-6}
     np.savez(tmp_path / "close.npz", **moved)
     assert compare(tmp_path / "before.npz", tmp_path / "close.npz")
+    assert not compare(tmp_path / "before.npz", tmp_path / "close.npz", exact=True)  # --exact: bit for bit
     np.savez(tmp_path / "ulp.npz", **{**moved, "pens_sample|rougeL|m|perseval": np.nextafter(base, 1.0)})
     assert not compare(tmp_path / "before.npz", tmp_path / "ulp.npz")
     out = capsys.readouterr().out
@@ -474,7 +475,8 @@ def test_compare_release_against_head_runs(tmp_path: Path) -> None:
     """The whole script on the shipped samples: HEAD checked out beside the working tree, each side in its own
     process; rougeL and jsd values the same as HEAD's (the working tree under test changes no value)."""
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts/compare_release.py"), "HEAD", "--distance", "rougeL", "jsd"],
+        [sys.executable, str(ROOT / "scripts/compare_release.py"), "HEAD", "--distance", "rougeL", "jsd",
+         "--no-metrics"],
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
