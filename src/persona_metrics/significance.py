@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from persona_metrics.params import option
 from persona_metrics.validation import describe
 
 #: Resamples of the permutation test unless told (its p-value cannot go below 1/10001).
@@ -140,14 +141,26 @@ def check_bootstrap(bootstrap: Any, seed: Any) -> tuple[int, int]:
     return int(bootstrap), check_seed(seed)
 
 
-def bootstrap_option(name: str, value: Any) -> int:
-    """The check of a params ``bootstrap`` field (``option(check=...)``): :func:`check_bootstrap`'s, seed apart."""
+def _bootstrap_option(name: str, value: Any) -> int:
     return check_bootstrap(value, DEFAULT_BOOTSTRAP_SEED)[0]
 
 
-def seed_option(name: str, value: Any) -> int:
-    """The check of a params ``seed`` field (``option(check=...)``): :func:`check_seed`."""
+def _seed_option(name: str, value: Any) -> int:
     return check_seed(value)
+
+
+def bootstrap_field(unit: str) -> Any:
+    """A params ``bootstrap`` field (:mod:`persona_metrics.params`), checked by :func:`check_bootstrap`.
+
+    0 (off) or 2 to :data:`MAX_BOOTSTRAP` resamples of ``unit`` ("document", "item") for 95 % intervals.
+    """
+    return option(0, f"{unit} resamples for 95 % intervals: 0 (off) or 2 to {MAX_BOOTSTRAP:,}", check=_bootstrap_option)
+
+
+def seed_field(help_text: str, default: int | None = DEFAULT_BOOTSTRAP_SEED, optional: bool = False) -> Any:
+    """A params ``seed`` field: an int from 0 to :data:`MAX_SEED` (:func:`check_seed`), None too with ``optional``."""
+    interval = (0, MAX_SEED, True, True)
+    return option(default, help_text, interval=interval, integer=True, optional=optional, check=_seed_option)
 
 
 # --- results ---------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import Any
 from persona_metrics.params import Params, option
 from persona_metrics.persona.formulas import DEFAULT_STYLE_METHOD, STYLE_METHODS
 from persona_metrics.persona.samples import check_persona_dir, check_persona_samples
-from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, MAX_BOOTSTRAP, MAX_SEED, bootstrap_option, seed_option
+from persona_metrics.significance import bootstrap_field, seed_field
 from persona_metrics.validation import SCORED_EMPTY, check_bool, check_mapping, check_number, check_path, describe
 
 #: Content weights with BLEURT (methodology, "Content Quality Formula").
@@ -152,18 +152,8 @@ class StyleParams(Params):
         optional=True,
         check=check_path,
     )
-    bootstrap: int = option(
-        0,
-        f"item resamples for 95 % percentile intervals of the means: 0 (off) or 2 to {MAX_BOOTSTRAP:,}",
-        check=bootstrap_option,
-    )
-    seed: int = option(
-        DEFAULT_BOOTSTRAP_SEED,
-        "seed of the bootstrap",
-        interval=(0, MAX_SEED, True, True),
-        integer=True,
-        check=seed_option,
-    )
+    bootstrap: int = bootstrap_field("item")
+    seed: int = seed_field("seed of the bootstrap")
     empty: str = option(
         "error",
         "a prediction without a word: error (the named error) or zero (it scores 0)",

@@ -28,13 +28,12 @@ from persona_metrics.params import Params, option
 from persona_metrics.personalization.formulas import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
-    DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_GAMMA,
     DEFAULT_P_ACC_ALPHA,
     DEFAULT_P_ACC_BETA,
 )
 from persona_metrics.signature import Signature
-from persona_metrics.significance import MAX_BOOTSTRAP, MAX_SEED, bootstrap_option, seed_option
+from persona_metrics.significance import bootstrap_field, seed_field
 from persona_metrics.validation import check_mapping, check_number, describe, interval_text
 
 #: The largest α, β, γ: exponents of ten whose power, times DGP ≤ 2, stays a finite float64 (module docstring).
@@ -100,16 +99,8 @@ class PersevalParams(Params):
         check=check_real,
         display=(0.0, 1.0, 0.05),
     )
-    bootstrap: int = option(
-        0, f"document resamples for 95 % intervals: 0 (off) or 2 to {MAX_BOOTSTRAP:,}", check=bootstrap_option
-    )
-    seed: int = option(
-        DEFAULT_BOOTSTRAP_SEED,
-        "seed of the bootstrap and of the paired tests",
-        interval=(0, MAX_SEED, True, True),
-        integer=True,
-        check=seed_option,
-    )
+    bootstrap: int = bootstrap_field("document")
+    seed: int = seed_field("seed of the bootstrap and of the paired tests")
 
     def signature(self) -> Signature:
         """``alpha|beta|gamma|p_acc`` (and ``bootstrap,seed`` when on), in the order of the result signature."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from persona_metrics.params import Params, option
-from persona_metrics.significance import check_seed
+from persona_metrics.significance import seed_field
 from persona_metrics.summary_eval.formulas import DEFAULT_WEIGHTS, MAX_WEIGHT, check_weights
 from persona_metrics.summary_eval.redaction import REDACTED, redact, shown_base_url
 from persona_metrics.summary_eval.rubrics import DEFAULT_RUBRIC, JudgePrompt, get_rubric
@@ -57,10 +57,6 @@ def _check_api_key(name: str, value: object) -> str:
     if not isinstance(value, str):
         raise TypeError(f"api_key must be a string, got {type(value).__name__}")  # the value is never shown
     return value
-
-
-def _check_seed(name: str, value: object) -> int:
-    return check_seed(value)
 
 
 def _check_path(name: str, value: object) -> Any:
@@ -109,7 +105,7 @@ class JudgeOptions(Params):
     timeout: float = option(60.0, "seconds per judge request", **_at_least(0.001))
     max_retries: int = option(2, "retries of a failed judge request (by the SDK)", **_at_least(0, integer=True))
     temperature: float = option(0.0, "sampling temperature (the original used 0.1)", **_at_least(0.0))
-    seed: int | None = option(0, "the request seed (best effort); None to omit it", optional=True, check=_check_seed)
+    seed: int | None = seed_field("the request seed (best effort); None to omit it", default=0, optional=True)
     max_tokens: int = option(200, "answer budget in tokens (the original's 200)", **_at_least(1, integer=True))
     response_format: str = option(
         "auto",
