@@ -35,6 +35,7 @@ from persona_metrics.commands.output import (
 from persona_metrics.formatting import comparison_text, format_estimate, format_score
 from persona_metrics.params import Params, option_names
 from persona_metrics.persona.params import QualityParams, StyleParams
+from persona_metrics.persona.samples import BUILTIN_PERSONAS
 from persona_metrics.personalization.params import DistanceChoice, PersevalParams
 from persona_metrics.vert.params import VertParams
 
@@ -95,7 +96,8 @@ FILE is JSON lines: one JSON object per line (blank lines are skipped). What a l
     -> one system
   vert               {{"prediction": "<summary>", "reference": "<reference>"}}  -> one system
     ("reference" may be a list of references: the best-scoring one is kept)
-  Personas: formal_analyst, journalist, enthusiast, or your own (-o persona_dir=DIR).
+  Personas: {", ".join(BUILTIN_PERSONAS)} (the files of the shipped persona folder), or your own: a folder of
+    NAME.txt sample files (-o persona_dir=DIR).
 
 Options (-o KEY=VALUE, repeatable; named as in evaluate.load(METRIC).compute, see the metric cards):
 {_option_lines()}
