@@ -11,6 +11,7 @@ import evaluate
 from persona_metrics.integrations.evaluate_support import ValidatedReferenceLists
 from persona_metrics.integrations.registry import warn_if_stale
 from persona_metrics.persona.quality import BertScoreConfig, QualityParams, score_quality
+from persona_metrics.persona.samples import BUILTIN_PERSONAS
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED
 
 warn_if_stale("persona_quality", __file__)
@@ -36,7 +37,7 @@ Args:
         of references per prediction (mixed allowed). With several, the item keeps the reference with the
         highest content_quality (the weighted content score, not each component's own best; ties: the first),
         and all its content components are that reference's.
-    personas (`list` of `str`): target persona per item (formal_analyst, journalist, enthusiast, or your own).
+    personas (`list` of `str`): target persona per item ({personas}, or your own).
     bertscore_model (`str`, optional): a local path or Hub id (default: the packaged all-MiniLM-L6-v2).
     bertscore_layers (`int`, optional): BERTScore layer (default: the model's).
     rescale (`bool`): rescale BERTScore with the model's baseline (default True; an error if none exists).
@@ -78,7 +79,7 @@ Examples:
     >>> best = quality.compute(predictions=[good], references=[[off, ref]], personas=["journalist"])
     >>> round(best["content_quality"], 6) == round(one["content_quality"], 6)
     True
-"""
+""".replace("{personas}", ", ".join(BUILTIN_PERSONAS))
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -4,6 +4,7 @@ import evaluate
 
 from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.integrations.registry import warn_if_stale
+from persona_metrics.persona.samples import BUILTIN_PERSONAS
 from persona_metrics.persona.style import StyleParams, score_style
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED
 
@@ -20,8 +21,8 @@ ratio, comma/period/exclamation/question rates, pronoun rate, Flesch-Kincaid gra
 centroid of a writing persona's sample texts. Both vectors are treated as distributions and compared by the
 Jensen-Shannon divergence (base 2): style_similarity = 1 - JSD, in [0, 1] (the default, `method="jsd"`);
 `method="zscore"` measures each feature in standard deviations of the pooled persona samples instead. Shipped
-personas: formal_analyst, journalist, enthusiast; add your own with `persona_samples` or `persona_dir`.
-"""
+personas: {personas}; add your own with `persona_samples` or `persona_dir`.
+""".replace("{personas}", ", ".join(BUILTIN_PERSONAS))
 
 _KWARGS_DESCRIPTION = """
 Args:

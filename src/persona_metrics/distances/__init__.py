@@ -101,8 +101,8 @@ def distance_names() -> str:
 def distance_table() -> str:
     """The cards' distance table (markdown), one row per registered distance, generated from the class attributes.
 
-    >>> distance_table().splitlines()[0]
-    '| `distance` | σ(a, b) | bounded / symmetric | extra | source / authors' code |'
+    >>> print(distance_table().splitlines()[0])
+    | `distance` | σ(a, b) | bounded / symmetric | extra | source / authors' code |
     """
     yes_no = {True: "yes", False: "no"}
     rows = [
