@@ -3,7 +3,8 @@
 UI only: every number an app shows comes from the metric's ``evaluate`` module (system, per-item and
 per-document values alike); nothing here computes or averages a score. Every score shown as text goes through
 :func:`format_score` (:mod:`persona_metrics.formatting`, the one number format of the CLI and the apps: 3
-significant digits, so 4e-05 does not read as 0). gradio and matplotlib (the ``demo`` extra) are imported on first use.
+significant digits, so 4e-05 does not read as 0). gradio and matplotlib (the ``spaces`` extra) are imported on
+first use.
 """
 
 from __future__ import annotations
