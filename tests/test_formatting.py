@@ -71,6 +71,15 @@ def test_format_cell() -> None:
     assert [format_cell(v) for v in (0.02091, np.float32(0.5), None, "lead", 3)] == ["0.0209", "0.5", "—", "lead", 3]
 
 
+@pytest.mark.parametrize(
+    "name", ["MISSING", "SIGNIFICANT_DIGITS", "comparison_text", "format_cell", "format_estimate", "format_interval",
+             "format_score"],
+)  # fmt: skip
+def test_number_format_names_still_import_from_commands_output(name: str) -> None:
+    """They lived in commands/output.py before persona_metrics.formatting; old imports keep working."""
+    assert getattr(output, name) is getattr(formatting, name)
+
+
 @pytest.mark.parametrize("module", [formatting, output], ids=lambda m: m.__name__)
 def test_docstring_examples_run(module) -> None:
     result = doctest.testmod(module)

@@ -16,7 +16,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+# The number format lived here until it moved to persona_metrics.formatting; its names still import from here.
+from persona_metrics.formatting import MISSING as MISSING
+from persona_metrics.formatting import SIGNIFICANT_DIGITS as SIGNIFICANT_DIGITS
+from persona_metrics.formatting import comparison_text as comparison_text
 from persona_metrics.formatting import format_cell, format_estimate
+from persona_metrics.formatting import format_interval as format_interval
+from persona_metrics.formatting import format_score as format_score
 
 #: Output formats of the commands that print a table.
 FORMATS: tuple[str, ...] = ("table", "json", "csv")
