@@ -19,7 +19,7 @@ import pytest
 
 import persona_metrics
 from persona_metrics import METRICS
-from persona_metrics.commands.score import OPTIONS, PARAMS
+from persona_metrics.commands.score import CLI_DEFAULTS, OPTIONS, PARAMS
 from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.params import option_names
 from persona_metrics.personalization import DistanceChoice, PersevalParams
@@ -109,15 +109,18 @@ def test_cli_options_are_the_modules_options() -> None:
 
 
 def test_cli_help_lists_every_option_with_its_help(capsys) -> None:
-    from persona_metrics.commands.score import main
+    from persona_metrics.commands.score import DEFAULT_BOOTSTRAP, main
 
     with pytest.raises(SystemExit):
         main(["--help"])
     out = " ".join(capsys.readouterr().out.split())
     for metric in OPTIONS:
         for params in PARAMS[metric]:
-            for line in params.help_lines():
+            for line in params.help_lines(CLI_DEFAULTS.get(metric)):
                 assert " ".join(line.split()) in out, line
+    # the leaderboard's own bootstrap default, not the library's 0, on its option line
+    assert f"bootstrap (default {DEFAULT_BOOTSTRAP}): document resamples" in out
+    assert "bootstrap (default 0): document resamples" not in out
 
 
 # --- the cards ---------------------------------------------------------------------------------------------------

@@ -152,12 +152,19 @@ class Params:
         return {k: v for k, v in options.items() if k in names}, {k: v for k, v in options.items() if k not in names}
 
     @classmethod
-    def help_lines(cls) -> list[str]:
-        """One line per option: ``name (default X; allowed): help``, for ``--help`` and the cards."""
+    def help_lines(cls, defaults: Mapping[str, Any] | None = None) -> list[str]:
+        """One line per option: ``name (default X; allowed): help``, for ``--help`` and the cards.
+
+        Args:
+            defaults: an entry point's own defaults where they differ from the params' (the CLI leaderboard's
+                ``bootstrap``), shown instead.
+        """
+        own = defaults or {}
         lines = []
         for name in cls.names():
             spec = cls.spec(name)
-            facts = "; ".join(s for s in (f"default {cls.default(name)!r}", spec.allowed()) if s)
+            default = own[name] if name in own else cls.default(name)
+            facts = "; ".join(s for s in (f"default {default!r}", spec.allowed()) if s)
             lines.append(f"{name} ({facts}): {spec.help}")
         return lines
 

@@ -60,6 +60,8 @@ PARAMS: dict[str, tuple[type[Params], ...]] = {
 OPTIONS: dict[str, tuple[str, ...]] = {metric: option_names(params) for metric, params in PARAMS.items()}
 #: Bootstrap resamples of the perseval / degress leaderboards unless ``-o bootstrap=N`` (the library's default is 0).
 DEFAULT_BOOTSTRAP = 1000
+#: The options whose default here differs from the params' (``--help`` shows these).
+CLI_DEFAULTS: dict[str, dict[str, Any]] = {m: {"bootstrap": DEFAULT_BOOTSTRAP} for m in ("perseval", "degress")}
 
 
 def _option_lines() -> str:
@@ -68,7 +70,7 @@ def _option_lines() -> str:
     lines = []
     for label, metric in groups.items():
         lines.append(f"  {label}:")
-        helps = [line for params in PARAMS[metric] for line in params.help_lines()]
+        helps = [line for params in PARAMS[metric] for line in params.help_lines(CLI_DEFAULTS.get(metric))]
         lines += [
             textwrap.fill(h, 112, initial_indent="    ", subsequent_indent="      ", break_on_hyphens=False)
             for h in helps
@@ -101,7 +103,8 @@ FILE is JSON lines: one JSON object per line (blank lines are skipped). What a l
 
 Options (-o KEY=VALUE, repeatable; named as in evaluate.load(METRIC).compute, see the metric cards):
 {_option_lines()}
-  bootstrap defaults to {DEFAULT_BOOTSTRAP} here for perseval / degress (0: no intervals).
+  bootstrap defaults to {DEFAULT_BOOTSTRAP} here for perseval / degress (0 in the library and the modules; 0: no
+  intervals).
 
 --micro PATH writes the per-summary (micro) scores as JSON lines, each with the signature:
   perseval, degress  one line per (system, scored line): system, item (the line's index), document_id,
