@@ -7,8 +7,9 @@ pandas Series become one plain list, once), numbers in documented ranges (:func:
 (:func:`check_mapping`), paths (:func:`check_path`) and per-item ids (:func:`check_ids`). Every check raises
 ``TypeError`` (wrong type) or ``ValueError`` (a bad value) whose message names the field, and the index where there
 is one (``predictions[3]``, ``references[2][1]``, ``persona_samples['x'][0]``). The families' params objects
-(:mod:`persona_metrics.params`: ``DistanceChoice``, ``PersevalParams``, ``StyleParams``, ``QualityParams``,
-``VertParams``, ``JudgeOptions``, ``SummaryEvalParams``) are built from these, and every entry point builds those.
+(on :mod:`persona_metrics.params`, each in its family's ``params.py``: ``DistanceChoice``, ``PersevalParams``,
+``StyleParams``, ``QualityParams``, ``VertParams``, ``JudgeOptions``, ``SummaryEvalParams``) check with these, and
+every entry point builds those.
 
 Text policy: a text is a ``str``; a lone surrogate (U+D800 to U+DFFF, what ``errors="surrogateescape"`` or
 a broken decoder leaves in a ``str``) is rejected with the field and index, since it is not valid Unicode and
