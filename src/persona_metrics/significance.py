@@ -159,8 +159,7 @@ def bootstrap_field(unit: str) -> Any:
 
 def seed_field(help_text: str, default: int | None = DEFAULT_BOOTSTRAP_SEED, optional: bool = False) -> Any:
     """A params ``seed`` field: an int from 0 to :data:`MAX_SEED` (:func:`check_seed`), None too with ``optional``."""
-    interval = (0, MAX_SEED, True, True)
-    return option(default, help_text, interval=interval, integer=True, optional=optional, check=_seed_option)
+    return option(default, f"{help_text} (an int from 0 to 2**64 - 1)", optional=optional, check=_seed_option)
 
 
 # --- results ---------------------------------------------------------------------------------------------
