@@ -345,7 +345,7 @@ OPTION_FAULTS: dict[str, dict[str, tuple[Any, ...]]] = {
         "concurrency": (0, -1, 1.5),
         "cache_dir": (5, ""),
         "prompt": ("x", 5),
-        "rubric": ("fluency", "", None, 5, "Accuracy"),
+        "rubric": ("humour", "", None, 5, "Accuracy"),
         "top_logprobs": (0, -1, 1.5, None),
     },
 }

@@ -87,17 +87,18 @@ def test_a_bad_rubric_is_refused_on_construction(fields: dict[str, Any], error: 
 
 
 def test_an_unknown_rubric_is_refused_everywhere_naming_the_registry() -> None:
-    message = r"rubric must be one of \['accuracy'\], got 'fluency'"
+    names = r"\['accuracy', 'coherence', 'consistency', 'fluency', 'relevance'\]"
+    message = rf"rubric must be one of {names}, got 'humour'"
     with pytest.raises(ValueError, match=message):
-        get_rubric("fluency")
+        get_rubric("humour")
     with pytest.raises(ValueError, match=message):
-        JudgeOptions(rubric="fluency")
+        JudgeOptions(rubric="humour")
     with pytest.raises(ValueError, match=message):
-        Judge("m", api_key="k", rubric="fluency")
+        Judge("m", api_key="k", rubric="humour")
     with pytest.raises(ValueError, match=message):
-        persona_metrics.load("summary_eval").compute(predictions=[SUMMARY], sources=[SOURCE], rubric="fluency")
+        persona_metrics.load("summary_eval").compute(predictions=[SUMMARY], sources=[SOURCE], rubric="humour")
     with pytest.raises(SystemExit):
-        cnndm.main(["-n", "1", "--rubric", "fluency"])  # argparse: invalid choice
+        cnndm.main(["-n", "1", "--rubric", "humour"])  # argparse: invalid choice
 
 
 # --------------------------------------------------------------------------- a second rubric, end to end
@@ -172,7 +173,7 @@ def test_a_second_rubric_is_one_value_and_one_registry_line(
     # the CLI lists it
     with pytest.raises(SystemExit):
         cnndm.main(["--help"])
-    assert "--rubric {accuracy,toy-fluency}" in capsys.readouterr().out
+    assert f"--rubric {{{','.join(RUBRICS)}}}" in capsys.readouterr().out  # toy-fluency last
 
 
 # --------------------------------------------------------------------------- the recipe and the card
@@ -209,13 +210,13 @@ def test_the_recipe_adds_a_rubric(monkeypatch: pytest.MonkeyPatch, capsys: pytes
     registry = re.search(r"^RUBRICS: dict\[str, Rubric\] = \{\n(.*?)^\}", source, re.M | re.S).group(1)  # type: ignore[union-attr]
     assert line.startswith("RUBRICS: dict[str, Rubric] = {\n" + registry)  # the registry as it is, plus one line
     [added] = line.removeprefix("RUBRICS: dict[str, Rubric] = {\n" + registry).splitlines()[:1]
-    assert added.strip() == f'"{rubric.name}": FLUENCY,'
+    assert added.strip() == f'"{rubric.name}": CONCISENESS,'
     monkeypatch.setitem(RUBRICS, rubric.name, rubric)  # step 2
     assert JudgeOptions(rubric=rubric.name).rubric == rubric.name
     assert rubric.schema["properties"]["score"]["enum"] == list(range(rubric.scale[0], rubric.scale[1] + 1))
     with pytest.raises(SystemExit):
         cnndm.main(["--help"])
-    assert f"{{accuracy,{rubric.name}}}" in capsys.readouterr().out
+    assert f"{{{','.join(RUBRICS)}}}" in capsys.readouterr().out  # the recipe's rubric last
     card_row = re.search(rf"^\| `{rubric.name}` \| ([^|]+) \| `([^`]+)` \|", text, re.M)  # step 3's row
     assert card_row is not None
     assert card_row.group(1).startswith(f"{rubric.scale[0]}–{rubric.scale[1]}")

@@ -9,10 +9,10 @@ help) and the Space (its rubric list and labels). ``docs/summary_eval.md`` §5 d
 JudgeOptions(model='gpt-4o', base_url=None, api_key='***', timeout=60.0, max_retries=2, temperature=0.0, seed=0, \
 max_tokens=200, response_format='auto', scoring='argmax', top_logprobs=5, concurrency=4, cache_dir=None, \
 rubric='accuracy', prompt=None)
->>> JudgeOptions(rubric="fluency")
+>>> JudgeOptions(rubric="humour")
 Traceback (most recent call last):
 ...
-ValueError: rubric must be one of ['accuracy'], got 'fluency'
+ValueError: rubric must be one of ['accuracy', 'coherence', 'consistency', 'fluency', 'relevance'], got 'humour'
 """
 
 from __future__ import annotations
