@@ -1,4 +1,4 @@
-"""The options of VERT as one validated object: the encoder, the word vectors, α, the WMD cap, negative cosines.
+"""The options of VERT as one validated object: encoder, word vectors, α, WMD cap, negative cosines, meaning.
 
 The library (:class:`~persona_metrics.vert.scorer.VertScorer`), the ``vert`` evaluate module, the CLI and the
 Space build a :class:`VertParams`, so a bad value fails the same way everywhere, before anything is loaded or
@@ -87,6 +87,12 @@ class VertParams(Params):
         DEFAULT_MAX_WMD, "cap of the WMD (the authors' 5); max_wmd / alpha at most 1e6", interval=POSITIVE
     )
     clip_negative_sim: bool = option(False, "raise negative cosines to 0 (off, like the original)", check=check_bool)
+    meaning_sensitive: bool = option(
+        False,
+        "meaning-sensitive WMD: negations and numbers kept and compared, WordNet antonyms and moved words cost "
+        "(off: the original bag of words)",
+        check=check_bool,
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()

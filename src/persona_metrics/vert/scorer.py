@@ -30,6 +30,7 @@ from persona_metrics.vert.formulas import (
     cosine_rows,
     vert_score,
 )
+from persona_metrics.vert.meaning import MEANING_FIELDS, prepare_meaning_text
 from persona_metrics.vert.params import VertParams
 from persona_metrics.vert.stopwords import STOPWORDS_NAME
 from persona_metrics.vert.vectors import GLOVE_6B_50D, WordVectors, load_word_vectors
@@ -188,6 +189,7 @@ class VertScorer:
         alpha: divisor of the capped WMD (the authors' 5).
         max_wmd: the WMD cap (the authors' 5).
         clip_negative_sim: raise negative cosines to 0 (off by default, like the original; ``docs/vert.md`` §6).
+        meaning_sensitive: the meaning-sensitive WMD (off by default: the original; ``docs/vert.md`` §11).
 
     Raises:
         TypeError, ValueError: a bad option (named; :class:`~persona_metrics.vert.params.VertParams` checks them).
@@ -201,26 +203,37 @@ class VertScorer:
         alpha: float = DEFAULT_ALPHA,
         max_wmd: float = DEFAULT_MAX_WMD,
         clip_negative_sim: bool = False,
+        meaning_sensitive: bool = False,
     ) -> None:
         require("VERT (word mover's distance: POT)", "ot")
-        self.params = VertParams(encoder, word_vectors, alpha, max_wmd, clip_negative_sim)
+        self.params = VertParams(encoder, word_vectors, alpha, max_wmd, clip_negative_sim, meaning_sensitive)
         self.alpha, self.max_wmd = self.params.alpha, self.params.max_wmd
         self.clip_negative_sim = self.params.clip_negative_sim
+        self.meaning_sensitive = self.params.meaning_sensitive
         self.encoder = resolve_encoder(encoder)
         self.vectors = load_word_vectors(word_vectors)
 
     @property
     def config(self) -> Signature:
-        """``vert|sim:…|vectors:…|tokens:…|stopwords:…|oov:drop|wmd:…|alpha:5|cap:5|negsim:…|pot:…``."""
+        """``vert|sim:…|vectors:…|tokens:…|stopwords:…|oov:drop|wmd:…|alpha:5|cap:5|negsim:…|pot:…``.
+
+        With ``meaning_sensitive``, ``tokens``, ``stopwords`` and ``wmd`` name its preparation and costs
+        (:data:`~persona_metrics.vert.meaning.MEANING_FIELDS`).
+        """
+        wmd_fields = {
+            "tokens": "lower-split",
+            "stopwords": STOPWORDS_NAME,
+            "oov": "drop",
+            "wmd": "emd-euclidean-raw-nbow",
+        }
+        if self.meaning_sensitive:
+            wmd_fields.update(MEANING_FIELDS)
         return (
             Signature.of("vert")
             + self.encoder.signature()
             + self.vectors.signature()
             + Signature.of(
-                tokens="lower-split",
-                stopwords=STOPWORDS_NAME,
-                oov="drop",
-                wmd="emd-euclidean-raw-nbow",
+                **wmd_fields,
                 alpha=self.alpha,
                 cap=self.max_wmd,
                 negsim="clip" if self.clip_negative_sim else "keep",
@@ -245,7 +258,8 @@ class VertScorer:
         refs = check_vert_inputs(predictions, references)
         texts = sorted(set(predictions).union(*refs))  # sorted: the encoder sees the same batches in any order
         position = {text: k for k, text in enumerate(texts)}
-        prepared = [prepare_text(text, self.vectors) for text in texts]
+        prepare = prepare_meaning_text if self.meaning_sensitive else prepare_text
+        prepared = [prepare(text, self.vectors) for text in texts]
         embeddings = embed_texts(self.encoder, texts)
 
         pair_of: dict[tuple[int, int], int] = {}
@@ -288,6 +302,7 @@ def score_vert(
     alpha: float = DEFAULT_ALPHA,
     max_wmd: float = DEFAULT_MAX_WMD,
     clip_negative_sim: bool = False,
+    meaning_sensitive: bool = False,
 ) -> VertResult:
     """VERT = ½ · (1 + sim − min(WMD, max_wmd) / alpha) per pair, and its means (``docs/vert.md`` §1).
 
@@ -299,9 +314,18 @@ def score_vert(
         alpha: divisor of the capped WMD.
         max_wmd: the WMD cap.
         clip_negative_sim: raise negative cosines to 0.
+        meaning_sensitive: negations, numbers, WordNet antonyms and word positions count in the WMD
+            (``docs/vert.md`` §11); off by default (the original).
 
     Raises:
         TypeError, ValueError: bad inputs or options (field and index named).
     """
-    scorer = VertScorer(encoder, word_vectors, alpha=alpha, max_wmd=max_wmd, clip_negative_sim=clip_negative_sim)
+    scorer = VertScorer(
+        encoder,
+        word_vectors,
+        alpha=alpha,
+        max_wmd=max_wmd,
+        clip_negative_sim=clip_negative_sim,
+        meaning_sensitive=meaning_sensitive,
+    )
     return scorer.score(predictions, references)

@@ -54,6 +54,14 @@ class PreparedText:
         """No word left: the distance to anything is infinite (capped by VERT)."""
         return not self.words
 
+    def same_bag(self, other: PreparedText) -> bool:
+        """Whether the two texts carry the same words with the same weights (their distance is then 0)."""
+        return self.words == other.words and bool(np.array_equal(self.weights, other.weights))
+
+    def ground_cost(self, other: PreparedText) -> np.ndarray:
+        """Cost of moving each of ``words`` to each of ``other.words``: the Euclidean distance of the raw vectors."""
+        return np.asarray(cdist(self.vectors, other.vectors), dtype=np.float64)
+
 
 def prepare_text(
     text: str, vectors: WordVectors, stopwords: Collection[str] = NLTK_ENGLISH_STOPWORDS
@@ -70,10 +78,6 @@ def prepare_text(
     return PreparedText(tokens, kept, words, weights, vectors.vectors(words), dropped_stop, oov)
 
 
-def _same_bag(a: PreparedText, b: PreparedText) -> bool:
-    return a.words == b.words and bool(np.array_equal(a.weights, b.weights))
-
-
 def word_movers_distance(a: PreparedText, b: PreparedText) -> float:
     """The word mover's distance of two prepared texts (``inf`` if either has no word).
 
@@ -83,9 +87,9 @@ def word_movers_distance(a: PreparedText, b: PreparedText) -> float:
     """
     if a.empty or b.empty:
         return math.inf
-    if _same_bag(a, b):
+    if a.same_bag(b):
         return 0.0
-    cost = cdist(a.vectors, b.vectors)
+    cost = a.ground_cost(b)
     if len(a.words) == 1:
         return float(cost[0] @ b.weights)
     if len(b.words) == 1:
@@ -100,13 +104,13 @@ def transport_plan(a: PreparedText, b: PreparedText) -> tuple[np.ndarray, np.nda
     """The optimal transport behind :func:`word_movers_distance`: ``(plan, cost, distance)``.
 
     ``plan[i, j]`` is the mass moved from ``a.words[i]`` to ``b.words[j]`` (rows sum to ``a.weights``, columns
-    to ``b.weights``), ``cost[i, j]`` their Euclidean distance, ``distance = Σ plan · cost``. Empty arrays and
-    ``inf`` when a side has no word.
+    to ``b.weights``), ``cost[i, j]`` their ground cost (:meth:`PreparedText.ground_cost`), ``distance = Σ plan ·
+    cost``. Empty arrays and ``inf`` when a side has no word.
     """
     if a.empty or b.empty:
         return np.zeros((len(a.words), len(b.words))), np.zeros((len(a.words), len(b.words))), math.inf
     import ot
 
-    cost = cdist(a.vectors, b.vectors)
+    cost = a.ground_cost(b)
     distance, log = ot.emd2(a.weights, b.weights, cost, return_matrix=True)
     return np.asarray(log["G"], dtype=np.float64), cost, float(distance)
