@@ -159,14 +159,21 @@ def test_zscore_scores_use_the_cached_model(tmp_path: Path) -> None:
 
 
 def test_unknown_method_is_refused() -> None:
-    with pytest.raises(ValueError, match=r"method = 'cosine' is not a style method; allowed: \['jsd', 'zscore'\]"):
+    with pytest.raises(
+        ValueError, match=r"method = 'cosine' is not a style method; allowed: \['jsd', 'zscore', 'posterior'\]"
+    ):
         score_style([NOTE], ["journalist"], method="cosine")
 
 
 #: Bad options and their errors. The messages are those of the checks StyleParams replaced (check_style_options and
-#: check_style_method at a7730ab), except centroid_cache's, which was an unnamed ``Path()`` TypeError there.
+#: check_style_method at a7730ab; the allowed methods now end with posterior), except centroid_cache's, which was an
+#: unnamed ``Path()`` TypeError there.
 BAD_STYLE_OPTIONS = [
-    ({"method": "cosine"}, ValueError, r"^method = 'cosine' is not a style method; allowed: \['jsd', 'zscore'\]$"),
+    (
+        {"method": "cosine"},
+        ValueError,
+        r"^method = 'cosine' is not a style method; allowed: \['jsd', 'zscore', 'posterior'\]$",
+    ),
     ({"empty": "skip"}, ValueError, r"^empty must be one of \['zero', 'error'\], got 'skip'$"),
     ({"bootstrap": 1}, ValueError, r"^bootstrap must be 0 \(off\) or an int from 2 to 1,000,000 \(resamples\), got 1$"),
     ({"seed": -1}, ValueError, r"^seed must be an int from 0 to 2\*\*64 - 1 \(MAX_SEED\), got -1$"),

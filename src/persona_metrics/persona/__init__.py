@@ -2,11 +2,13 @@
 
 * :mod:`~persona_metrics.persona.stylometry`: the 10 features of a text (pure);
 * :mod:`~persona_metrics.persona.formulas`: JSD, z-score agreement, centroids, nearest persona (pure, on vectors);
+* :mod:`~persona_metrics.persona.posterior`: the persona posterior of ``method="posterior"`` (pure, on vectors);
 * :mod:`~persona_metrics.persona.samples`: the persona folder, its ``{persona}.txt`` files and the persona registry
   (:data:`~persona_metrics.persona.samples.BUILTIN_PERSONAS`, :func:`~persona_metrics.persona.samples.persona_names`);
 * :mod:`~persona_metrics.persona.params`: :class:`StyleParams` and :class:`QualityParams`, the validated options;
 * :mod:`~persona_metrics.persona.style`: :func:`score_style`, its result and the centroid cache;
-* :mod:`~persona_metrics.persona.recognition`: held-out recognition, the methodology's ranges, persona inference;
+* :mod:`~persona_metrics.persona.recognition`: held-out recognition, own-persona ranking, the methodology's ranges,
+  persona inference;
 * :mod:`~persona_metrics.persona.quality`: ROUGE-Lsum, BERTScore, optional BLEURT and the 70/30 combination;
 * :mod:`~persona_metrics.persona.comparison`: :func:`compare_quality`, the paired test of two quality results.
 
@@ -38,7 +40,9 @@ from persona_metrics.persona.style import (
     evaluate_personas,
     infer_persona,
     leave_one_out_accuracy,
+    leave_one_out_ranking,
     load_persona_samples,
+    own_persona_ranking,
     persona_names,
     sample_feature_means,
     score_style,
@@ -67,7 +71,9 @@ __all__ = [
     "evaluate_personas",
     "infer_persona",
     "leave_one_out_accuracy",
+    "leave_one_out_ranking",
     "load_persona_samples",
+    "own_persona_ranking",
     "persona_names",
     "quality_band",
     "sample_feature_means",

@@ -5,6 +5,8 @@ measured figures): a summary's 10-feature vector (:mod:`persona_metrics.persona.
 centroid (mean vector of its sample texts) are each normalised to sum 1 and compared by the Jensen-Shannon divergence
 in base 2 (in [0, 1]); ``style_similarity = 1 − JSD`` (``method="jsd"``, the default). ``method="zscore"`` is this
 project's extension: per-feature Gaussian agreement in units of the pooled sample spread, averaged.
+``method="posterior"``, also this project's: the probability of the target persona among all personas in use from a
+model fitted on the samples (:mod:`persona_metrics.persona.posterior`).
 
 No files and no option checks here: the samples come from :mod:`persona_metrics.persona.samples`, the options
 are checked by :class:`persona_metrics.persona.params.StyleParams`, and the scorer with its centroid cache is
@@ -22,6 +24,7 @@ from functools import cache
 import numpy as np
 from scipy.special import rel_entr
 
+from persona_metrics.persona.posterior import PosteriorModel, fit_posterior
 from persona_metrics.persona.stylometry import STYLE_FEATURES, feature_vector
 
 #: Style-similarity interpretation (methodology, "Interpretation"), lower bounds.
@@ -34,7 +37,9 @@ STYLE_BANDS: tuple[tuple[float, str], ...] = (
 #: Similarity methods. ``jsd``: the methodology's 1 − Jensen-Shannon divergence of the normalised features
 #: treated as distributions ("Style Similarity Calculation"). ``zscore``: this project's extension, per-feature
 #: Gaussian agreement in units of the pooled sample spread, averaged (``zscore_similarity``; see the card).
-STYLE_METHODS: tuple[str, ...] = ("jsd", "zscore")
+#: ``posterior``: this project's, how strongly the text reads as the target rather than the other personas
+#: (:class:`~persona_metrics.persona.posterior.PosteriorModel`; ``docs/style.md`` §4.3).
+STYLE_METHODS: tuple[str, ...] = ("jsd", "zscore", "posterior")
 #: The methodology's method is the default.
 DEFAULT_STYLE_METHOD = "jsd"
 
@@ -60,15 +65,25 @@ class StyleModel:
         centroids: ``{persona: mean normalised feature vector of its samples}``.
         spread: per feature, the standard deviation of the normalised features over all personas' samples
             pooled (the unit of the ``zscore`` method; not used by ``jsd``).
+        posterior: the persona posterior of the ``posterior`` method, fitted on the same samples (``None`` with
+            fewer than two personas).
     """
 
     centroids: dict[str, np.ndarray]
     spread: np.ndarray
+    posterior: PosteriorModel | None = None
 
     def similarities(self, vector: np.ndarray, method: str = DEFAULT_STYLE_METHOD) -> dict[str, float]:
         """Similarity of one feature vector to every centroid, by ``method`` (see :data:`STYLE_METHODS`)."""
         if method == "jsd":
             return {name: 1.0 - jensen_shannon(vector, c) for name, c in self.centroids.items()}
+        if method == "posterior":
+            if self.posterior is None:
+                raise ValueError(
+                    "method 'posterior' needs a model fitted on at least 2 personas' samples (the probability of "
+                    f"the target among them); this one has {sorted(self.centroids)}"
+                )
+            return self.posterior.probabilities(vector)
         if not np.all(self.spread > 0):
             flat = [f for f, s in zip(STYLE_FEATURES, self.spread, strict=True) if not s > 0]
             raise ValueError(
@@ -90,10 +105,15 @@ def zscore_similarity(vector: np.ndarray, centroid: np.ndarray, spread: np.ndarr
 
 
 def fit_style_model(vectors: Mapping[str, Sequence[np.ndarray]]) -> StyleModel:
-    """Centroids (mean per persona) and spread (population standard deviation of all vectors pooled)."""
+    """Centroids (mean per persona), spread (population standard deviation of all vectors pooled), posterior.
+
+    The posterior model (:func:`~persona_metrics.persona.posterior.fit_posterior`) is fitted when there are two
+    personas or more.
+    """
     centroids = {name: np.mean(np.asarray(vecs), axis=0) for name, vecs in vectors.items()}
     pooled = np.asarray([v for vecs in vectors.values() for v in vecs])
-    return StyleModel(centroids, pooled.std(axis=0))
+    posterior = fit_posterior(vectors) if len(vectors) > 1 else None
+    return StyleModel(centroids, pooled.std(axis=0), posterior)
 
 
 def text_vector(text: str, where: str) -> np.ndarray:

