@@ -255,12 +255,13 @@ def test_module_matches_the_library() -> None:
     assert out["per_item"]["band"] == list(lib.bands)
 
 
-def test_style_method_reaches_the_style_component() -> None:
+@pytest.mark.parametrize("method", ["zscore", "posterior"])
+def test_style_method_reaches_the_style_component(method: str) -> None:
     out = persona_metrics.load("persona_quality").compute(
-        predictions=PREDS, references=REFS, personas=PERSONAS, style_method="zscore", return_per_item=True
+        predictions=PREDS, references=REFS, personas=PERSONAS, style_method=method, return_per_item=True
     )
     assert out["per_item"]["style_similarity"] == pytest.approx(
-        score_style(PREDS, PERSONAS, method="zscore").scores.tolist(), abs=1e-15
+        score_style(PREDS, PERSONAS, method=method).scores.tolist(), abs=1e-15
     )
 
 

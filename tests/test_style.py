@@ -497,9 +497,10 @@ def test_module_matches_the_library(module) -> None:
     assert set(out["features"][0]) == set(json.loads(json.dumps(out["features"][0])))
 
 
-def test_module_zscore_method_matches_the_library(module) -> None:
-    out = module.compute(predictions=[NOTE, BLOG], personas=["journalist", "enthusiast"], method="zscore")
-    lib = score_style([NOTE, BLOG], ["journalist", "enthusiast"], method="zscore")
+@pytest.mark.parametrize("method", ["zscore", "posterior"])
+def test_module_methods_match_the_library(module, method: str) -> None:
+    out = module.compute(predictions=[NOTE, BLOG], personas=["journalist", "enthusiast"], method=method)
+    lib = score_style([NOTE, BLOG], ["journalist", "enthusiast"], method=method)
     assert out["scores"] == pytest.approx(lib.scores.tolist(), abs=1e-15)
     with pytest.raises(ValueError, match="method = 'cosine'"):
         module.compute(predictions=[NOTE], personas=["journalist"], method="cosine")
