@@ -62,10 +62,10 @@ CHROMIUM_ARGS = [
 # The options each app's score endpoint takes after the table, at their defaults in the UI.
 OPTIONS = {
     "persona_style": ("formal_analyst", "jsd"),
-    "persona_quality": ("journalist", 0.7, 0.4),
+    "persona_quality": ("journalist", 0.7, 0.4, "jsd"),
     "degress": ("rougeL", 0.5, 1.0),
     "perseval": ("rougeL", 1.7, 3.0, 4.0),
-    "vert": ("wordllama", 5.0),
+    "vert": ("wordllama", 5.0, False),
     "summary_eval": ("none", "", "", "accuracy"),
 }
 
@@ -108,17 +108,21 @@ def library_numbers(name: str, cols: dict[str, list[str]], options: tuple) -> di
         result = score_style(cols["prediction"], [options[0]] * len(cols["prediction"]), method=options[1])
         return {"style_similarity": result.mean}
     if name == "persona_quality":
-        persona, content, rouge = options
+        persona, content, rouge, style_method = options
         result = score_quality(
             cols["prediction"],
             cols["reference"],
             [persona] * len(cols["prediction"]),
             overall_weights={"content": content, "style": 1 - content},
             content_weights={"rougeLsum": rouge, "bertscore": 1 - rouge},
+            style_method=style_method,
         )
         return result.means()
     if name == "vert":
-        return score_vert(cols["prediction"], cols["reference"], encoder=options[0], alpha=options[1]).means()
+        encoder, alpha, meaning_sensitive = options
+        return score_vert(
+            cols["prediction"], cols["reference"], encoder=encoder, alpha=alpha, meaning_sensitive=meaning_sensitive
+        ).means()
     if name == "summary_eval":
         means = score_summary_eval(cols["summary"], cols["source"]).means()
         return {"completeness": means["completeness"], "coherence": means["coherence"]}

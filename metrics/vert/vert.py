@@ -44,6 +44,9 @@ Args:
     alpha (`float`): divisor of the capped WMD (default 5, the authors'); finite, > 0.
     max_wmd (`float`): the WMD cap (default 5, the authors'); finite, > 0, with max_wmd / alpha <= 1e6.
     clip_negative_sim (`bool`): raise negative cosines to 0 (default False, like the original).
+    meaning_sensitive (`bool`): the meaning-sensitive WMD (default False, the original): negations and numbers
+        are kept and must match (numbers by value), WordNet antonyms and words moved within their sentence cost,
+        so a negated, number-swapped, role-swapped or antonym edit scores lower (docs/vert.md section 11).
     return_per_item (`bool`): add `per_item` = {"vert", "sim", "wmd"}: one list each.
     return_alignment (`bool`): add `alignment`: per item, the words of both sides and the WMD's transport
         flows [prediction word index, reference word index, mass, distance].
@@ -69,6 +72,14 @@ Examples:
     ...                    references=[["the calculator is really hot", "sammy lived as a great person"]])
     >>> round(out["wmd"], 3)
     3.931
+    >>> reference = "The airline ordered 20 new jets with options for 30 more"
+    >>> pairs = {"predictions": ["The carrier ordered 20 new planes with options for 30 more",  # a paraphrase
+    ...                          "The airline ordered 30 new jets with options for 20 more"],  # numbers swapped
+    ...          "references": [reference, reference], "return_per_item": True}
+    >>> [round(v, 3) for v in vert.compute(**pairs)["per_item"]["vert"]]  # the original: the same bag of words
+    [0.717, 1.0]
+    >>> [round(v, 3) for v in vert.compute(**pairs, meaning_sensitive=True)["per_item"]["vert"]]
+    [0.717, 0.618]
 """
 
 
@@ -98,6 +109,7 @@ class Vert(ValidatedReferenceLists, evaluate.Metric):
         alpha=DEFAULT_ALPHA,
         max_wmd=DEFAULT_MAX_WMD,
         clip_negative_sim=False,
+        meaning_sensitive=False,
         return_per_item=False,
         return_alignment=False,
         return_signature=False,
@@ -110,5 +122,6 @@ class Vert(ValidatedReferenceLists, evaluate.Metric):
             alpha=alpha,
             max_wmd=max_wmd,
             clip_negative_sim=clip_negative_sim,
+            meaning_sensitive=meaning_sensitive,
         )
         return result.as_dict(per_item=return_per_item, signature=return_signature, alignment=return_alignment)
