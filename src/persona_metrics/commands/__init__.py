@@ -10,6 +10,9 @@ A bad input raises :class:`~persona_metrics.commands.output.InputError`; ``perso
 * ``pens``: the PENS personalization leaderboard (:mod:`~persona_metrics.commands.pens`);
 * ``cnndm``: persona quality of summarizers on CNN/DailyMail (:mod:`~persona_metrics.commands.cnndm`);
 * ``pipeline``: the persona-quality batch pipeline (:mod:`~persona_metrics.commands.pipeline`);
+* ``judge-check``: does a judge separate faithful summaries from false-fact copies?
+  (:mod:`~persona_metrics.commands.judge_check`; its judge flags, shared with ``cnndm``:
+  :mod:`~persona_metrics.commands.judge_options`);
 * ``register`` and ``list``: the bundled evaluate modules (:mod:`~persona_metrics.commands.register`,
   :mod:`~persona_metrics.commands.list_metrics`).
 
@@ -28,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "pens": "pens",
     "cnndm": "cnndm",
     "pipeline": "pipeline",
+    "judge-check": "judge_check",
     "register": "register",
     "list": "list_metrics",
 }

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from persona_metrics.commands.judge_options import add_judge_arguments, make_judge
 from persona_metrics.commands.output import (
     InputError,
     add_format_argument,
@@ -25,9 +24,8 @@ from persona_metrics.commands.output import (
     render_rows,
     write_text,
 )
-from persona_metrics.summary_eval.judge import API_KEY_ENV, JudgeError, OnVerdict, ResultsLog, Verdict
-from persona_metrics.summary_eval.params import JudgeOptions
-from persona_metrics.summary_eval.rubrics import RUBRICS, get_rubric
+from persona_metrics.summary_eval.judge import JudgeError, OnVerdict, ResultsLog, Verdict
+from persona_metrics.summary_eval.rubrics import get_rubric
 from persona_metrics.summary_eval.scorer import NO_JUDGE_NOTE
 
 NAME = "cnndm"
@@ -59,7 +57,8 @@ Systems: lead3 (first three sentences), random3 (three seeded random sentences),
 against themselves: a sanity row) and prediction files given with --predictions: JSON lines
 {"id": "<article id>", "prediction": "<summary>"}, one per article; the file stem names the system.
 
-The judge rates with a rubric of the registry (--rubric; the default, accuracy, is the original's 0-3 scale),
+The judge rates with a rubric of the registry (--rubric; the default, accuracy, is the original's 0-3 scale;
+coherence, consistency, fluency and relevance are G-Eval's, with --scoring weighted for G-Eval's weighting),
 asks for structured output and accepts only a well-formed {"score": <on the rubric's scale>, "rationale": ...}
 answer; anything else is invalid: left out of the accuracy and overall means and counted in num_invalid (a warning
 shows the first one). Valid answers are cached on disk by default (<cache>/judge, where <cache> is
@@ -68,7 +67,8 @@ only for what is missing. --out PATH appends one JSON line per judged item, flus
 id, status, accuracy, score, rationale, key and the raw answer); a rerun with the same --out reads the valid
 answers back, so a run that was killed or failed resumes where it stopped and ends with the numbers of an
 uninterrupted run, even with --no-cache. A judge failure prints one line and exits with status 2; finished items
-stay saved.
+stay saved. A judge that has not passed "persona-metrics judge-check" (same model, server and rubric) gets a
+warning: check it first.
 
 examples:
   persona-metrics cnndm -n 16 --seed 0
@@ -96,36 +96,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-files", nargs="*", type=Path, default=None, help="local parquet or JSON lines")
     parser.add_argument("--hub", action="store_true", help="load the test split from the Hub (needs network)")
     parser.add_argument("--predictions", nargs="*", type=Path, default=[], help="JSON lines {id, prediction}")
-    judge = parser.add_argument_group("SummaryEval accuracy judge (optional)")
-    judge.add_argument("-m", "--model", default=None, help="the judge's model name; without it, no accuracy")
-    judge.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
-    judge.add_argument("--api-key-env", default=API_KEY_ENV, help=f"variable holding the key (default {API_KEY_ENV})")
-    for name in ("timeout", "concurrency", "max_retries", "response_format"):
-        _judge_option(judge, name)
-    _judge_option(judge, "rubric", choices=tuple(RUBRICS))  # the registry as it is now
-    judge.add_argument(
-        "--cache-dir", type=Path, default=None, help="the judge answer cache (default <cache>/judge, see above)"
-    )
-    judge.add_argument("--no-cache", action="store_true", help="no judge answer cache")
+    judge = add_judge_arguments(parser, "SummaryEval accuracy judge (optional)", model_required=False)
     judge.add_argument(
         "--out",
         type=Path,
         default=None,
         metavar="PATH",
         help="append per-item judge results to PATH as JSON lines as they finish; a rerun resumes from them",
-    )
-
-
-def _judge_option(group: argparse._ArgumentGroup, name: str, choices: tuple[str, ...] | None = None) -> None:
-    """``--NAME`` for the judge option ``name``: its type, default, allowed values and help from JudgeOptions."""
-    spec, default = JudgeOptions.spec(name), JudgeOptions.default(name)
-    shown = f"{default:g}" if isinstance(default, float) else default
-    group.add_argument(
-        "--" + name.replace("_", "-"),
-        type=int if spec.integer else type(default),
-        choices=choices or spec.choices,
-        default=default,
-        help=f"{spec.help} (default {shown})",
     )
 
 
@@ -153,58 +130,6 @@ def load_systems(args: argparse.Namespace) -> Benchmark:
     for path in args.predictions:
         systems[path.stem] = read_predictions(path, ids)
     return Benchmark(list(ds["article"]), refs, ids, systems)
-
-
-def _is_local(base_url: str) -> bool:
-    """Whether ``base_url`` points at this machine (a loopback address or ``localhost``)."""
-    from urllib.parse import urlparse
-
-    host = urlparse(base_url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def make_judge(args: argparse.Namespace, known_answers: dict[str, dict[str, Any]] | None = None) -> Any:
-    """The SummaryEval judge of ``-m/--model`` (None without one); the key from ``--api-key-env``.
-
-    Args:
-        args: the parsed command line (model, base URL, key variable, timeout, concurrency, retries, format, cache).
-        known_answers: answers read back from ``--out`` (by request key), used instead of calls.
-
-    Raises:
-        ValueError: no key in the named variable for a server that is not on this machine (the option named),
-            or a bad judge option.
-    """
-    from persona_metrics.summary_eval.judge import Judge, default_cache_dir
-
-    if args.model is None:
-        if args.out is not None:
-            raise ValueError("--out records the judge's per-item results: it needs a judge (-m/--model)")
-        return None
-    key = os.environ.get(args.api_key_env)
-    if key is None and args.base_url is not None and _is_local(args.base_url):
-        key = "none"  # a local server without authentication (documented in --help)
-    if key is None:
-        raise ValueError(
-            f"no API key for the judge: set the environment variable {args.api_key_env} (option --api-key-env), "
-            "or point --base-url at a server on this machine"
-        )
-    return Judge(
-        args.model,
-        base_url=args.base_url,
-        api_key=key,
-        timeout=args.timeout,
-        max_retries=args.max_retries,
-        concurrency=args.concurrency,
-        response_format=args.response_format,
-        rubric=args.rubric,
-        cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir()),
-        known_answers=known_answers,
-    )
 
 
 def _recorder(results: ResultsLog, system: str, ids: list[str]) -> OnVerdict:
@@ -249,8 +174,11 @@ def _judged(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[s
     """Rows, micro rows and the judge; ``--out`` read back for the judge, then appended to as items finish.
 
     Raises:
+        ValueError: --out without a judge, or a bad judge option.
         InputError: a judge failure (one line, saying where the finished items are).
     """
+    if args.model is None and args.out is not None:
+        raise ValueError("--out records the judge's per-item results: it needs a judge (-m/--model)")
     results = ResultsLog(args.out) if args.out is not None else None
     judge = make_judge(args, results.answers(get_rubric(args.rubric)) if results is not None else None)
     try:

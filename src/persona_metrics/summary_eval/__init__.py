@@ -9,9 +9,11 @@ A port of oshea00/summaryeval @ cd0cb51 (MIT); ``overall = 0.6Â·accuracy + 0.25Â
 * :mod:`~persona_metrics.summary_eval.rubrics`: the judge's rubrics (prompt, scale, parser), a registry by name;
 * :mod:`~persona_metrics.summary_eval.redaction`: credentials never shown;
 * :mod:`~persona_metrics.summary_eval.judge`: the judge (``openai`` client, cache, results files);
+* :mod:`~persona_metrics.summary_eval.calibration`: :func:`check_judge`, the judge calibration check;
 * :mod:`~persona_metrics.summary_eval.scorer`: :func:`score_summary_eval`, :class:`SummaryEvalResult`.
 """
 
+from persona_metrics.summary_eval.calibration import CalibrationResult, check_judge, load_cases
 from persona_metrics.summary_eval.formulas import DEFAULT_WEIGHTS, aggregate, overall_score
 from persona_metrics.summary_eval.judge import Judge, JudgeError, Verdict
 from persona_metrics.summary_eval.params import JudgeOptions, SummaryEvalParams
@@ -23,6 +25,7 @@ __all__ = [
     "DEFAULT_WEIGHTS",
     "NO_JUDGE_NOTE",
     "RUBRICS",
+    "CalibrationResult",
     "Judge",
     "JudgeError",
     "JudgeOptions",
@@ -33,6 +36,8 @@ __all__ = [
     "SummaryEvalScorer",
     "Verdict",
     "aggregate",
+    "check_judge",
+    "load_cases",
     "overall_score",
     "parse_answer",
     "score_summary_eval",

@@ -194,11 +194,16 @@ class JudgeCache:
         """Store an answer with its digest atomically (write to a temporary file, then rename)."""
         record = {**entry, "key": key}
         record["digest"] = self._digest(record)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(record, handle, ensure_ascii=False)
-        os.replace(tmp, self.directory / f"{key}.json")
+        write_json(self.directory / f"{key}.json", record)
+
+
+def write_json(path: Path, record: Mapping[str, Any]) -> None:
+    """Write ``record`` as JSON to ``path`` atomically (a temporary file in its folder, created, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(record, handle, ensure_ascii=False)
+    os.replace(tmp, path)
 
 
 class ResultsLog:
@@ -398,18 +403,26 @@ class Judge:
             }
         return request
 
+    @property
+    def endpoint_digest(self) -> str:
+        """The SHA-256 of the endpoint's whole URL (the client's own when one was injected); holds no credential."""
+        url = self.base_url or str(getattr(self._client, "base_url", "https://api.openai.com/v1"))
+        return hashlib.sha256(url.encode("utf-8")).hexdigest()
+
     def request_key(self, summary: str, source: str) -> str:
         """The key of a pair's request (cache files, results files), with the format option as given.
 
-        The endpoint enters as the SHA-256 of its whole URL (the client's own when one was injected): endpoints
-        that differ only in a query value or a credential never share answers, and the key, a digest, holds no
-        credential in clear.
+        The endpoint enters as :attr:`endpoint_digest`: endpoints that differ only in a query value or a credential
+        never share answers, and the key, a digest, holds no credential in clear.
         """
-        url = self.base_url or str(getattr(self._client, "base_url", "https://api.openai.com/v1"))
-        where = hashlib.sha256(url.encode("utf-8")).hexdigest()
         request = self._base_request(summary, source)
         return JudgeCache.key(
-            {"base_url": where, "prompt": self.prompt.version, "format": self.options.response_format, **request}
+            {
+                "base_url": self.endpoint_digest,
+                "prompt": self.prompt.version,
+                "format": self.options.response_format,
+                **request,
+            }
         )
 
     def _call(self, request: dict[str, Any]) -> dict[str, Any]:

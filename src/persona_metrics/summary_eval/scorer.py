@@ -20,6 +20,7 @@ import numpy as np
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.summary_eval import components as C
 from persona_metrics.summary_eval import formulas as F
+from persona_metrics.summary_eval.calibration import warn_if_unchecked
 from persona_metrics.summary_eval.judge import Judge, OnVerdict, Verdict
 from persona_metrics.summary_eval.params import SummaryEvalParams, resolve
 from persona_metrics.validation import check_texts, require
@@ -220,6 +221,7 @@ class SummaryEvalScorer:
         verdicts: tuple[Verdict, ...] = ()
         accuracy = overall = None
         if self.judge is not None:
+            warn_if_unchecked(self.judge)  # once per judge and process: no passing judge-check verdict cached
             verdicts = tuple(self.judge.judge_many(list(predictions), list(sources), on_verdict=on_verdict))
             accuracy = np.array([np.nan if v.accuracy is None else v.accuracy for v in verdicts], dtype=np.float64)
             overall = np.array(
