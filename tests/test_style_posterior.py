@@ -148,7 +148,7 @@ def excerpt_log_loss(samples: dict[str, list[str]], l2: float, sentences: tuple[
 
 
 def test_the_penalty_is_the_leave_one_out_choice_on_summary_length_excerpts(samples: dict[str, list[str]]) -> None:
-    """docs/style.md §4.3: over {0.3, 1, 3, 10, 30}, 3 has the lowest log-loss on 2-, 3- and 4-sentence excerpts
+    """docs/style.md §4.7: over {0.3, 1, 3, 10, 30}, 3 has the lowest log-loss on 2-, 3- and 4-sentence excerpts
     (0.358, 0.333, 0.326, 0.347, 0.411)."""
     grid = (0.3, 1.0, 3.0, 10.0, 30.0)
     losses = [excerpt_log_loss(samples, l2, (2, 3, 4)) for l2 in grid]

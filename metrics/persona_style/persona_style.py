@@ -20,7 +20,9 @@ Style fidelity compares 10 stylometric features of a summary (function-word rate
 ratio, comma/period/exclamation/question rates, pronoun rate, Flesch-Kincaid grade, word length) with the
 centroid of a writing persona's sample texts. Both vectors are treated as distributions and compared by the
 Jensen-Shannon divergence (base 2): style_similarity = 1 - JSD, in [0, 1] (the default, `method="jsd"`);
-`method="zscore"` measures each feature in standard deviations of the pooled persona samples instead. Shipped
+`method="zscore"` measures each feature in standard deviations of the pooled persona samples instead, and
+`method="posterior"` gives the probability of the target persona among all personas in use (how strongly the
+summary reads as the target rather than the others; use it to rank summaries against one persona). Shipped
 personas: {personas}; add your own with `persona_samples` or `persona_dir`.
 """.replace("{personas}", ", ".join(BUILTIN_PERSONAS))
 
@@ -28,9 +30,11 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions (`list` of `str`): summaries to score; each must contain at least one word, unless empty="zero".
     personas (`list` of `str`): the target persona of each summary.
-    method (`str`): "jsd" (default, the methodology: 1 - Jensen-Shannon divergence) or "zscore" (the
+    method (`str`): "jsd" (default, the methodology: 1 - Jensen-Shannon divergence), "zscore" (the
         project's extension: per-feature agreement exp(-z^2/2), z in standard deviations of the pooled persona
-        samples, averaged over the 10 features; spreads scores over [0, 1]; see the card).
+        samples, averaged over the 10 features; spreads scores over [0, 1]) or "posterior" (the project's
+        extension: the probability of the target among the personas from an L2 logistic regression fitted on
+        their samples; the scores of one text over the personas sum to 1; needs 2 personas; see the card).
     persona_samples (`dict`, optional): extra or overriding personas, `{name: [sample texts]}`.
     persona_dir (`str`, optional): a directory of `{persona}.txt` files (samples separated by `---` lines); its
         file names are its personas.

@@ -11,6 +11,7 @@ from persona_metrics.integrations.app_support import (
     grouped_bars,
     input_table,
     load_metric,
+    option_dropdown,
     results_section,
     short,
     table_columns,
@@ -44,9 +45,9 @@ EXAMPLE = [
 
 @user_errors
 def score(
-    table: pd.DataFrame, persona: str, content_weight: float, rouge_share: float
+    table: pd.DataFrame, persona: str, content_weight: float, rouge_share: float, style_method: str
 ) -> tuple[dict, str, pd.DataFrame, object]:
-    """Persona quality of every (prediction, reference) row for ``persona`` with the chosen weights."""
+    """Persona quality of every (prediction, reference) row for ``persona`` with the chosen weights and style."""
     cols = table_columns(table, COLUMNS)
     overall_weights = complementary_weights(content_weight, ("content", "style"))
     content_weights = complementary_weights(rouge_share, ("rougeLsum", "bertscore"))
@@ -56,6 +57,7 @@ def score(
         personas=[persona] * len(cols["prediction"]),
         overall_weights=overall_weights,
         content_weights=content_weights,
+        style_method=style_method,
         return_per_item=True,
     )
     per_item = out.pop("per_item")
@@ -64,8 +66,8 @@ def score(
     summary = (
         f"### Overall persona quality for **{persona}**: {format_score(overall)} ({quality_band(overall)})\n"
         f"{overall_weights['content']:.2f} × content {format_score(out['content_quality'])} + "
-        f"{overall_weights['style']:.2f} × "
-        f"style {format_score(out['style_similarity'])}. Content = {content_weights['rougeLsum']:.2f} × ROUGE-Lsum + "
+        f"{overall_weights['style']:.2f} × style {format_score(out['style_similarity'])} ({style_method}). "
+        f"Content = {content_weights['rougeLsum']:.2f} × ROUGE-Lsum + "
         f"{content_weights['bertscore']:.2f} × BERTScore F1 (packaged all-MiniLM-L6-v2, baseline-rescaled). Bands: "
         + ", ".join(f"{label} ≥ {bound:.2f}" for bound, label in QUALITY_BANDS if bound > 0)
         + "."
@@ -102,9 +104,14 @@ with gr.Blocks(title="Persona quality") as demo:
             label="ROUGE-Lsum share of content (BERTScore = 1 − share)",
             info=QualityParams.spec("content_weights").help,
         )
+        style_method = option_dropdown(QualityParams, "style_method")
     table = input_table(EXAMPLE, COLUMNS, "Summaries and their references", column_widths=["50%", "50%"])
     results_section(
-        __file__, score, [table, persona, content_weight, rouge_share], "Per summary", "Score components per summary"
+        __file__,
+        score,
+        [table, persona, content_weight, rouge_share, style_method],
+        "Per summary",
+        "Score components per summary",
     )
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ STYLE_BANDS: tuple[tuple[float, str], ...] = (
 #: treated as distributions ("Style Similarity Calculation"). ``zscore``: this project's extension, per-feature
 #: Gaussian agreement in units of the pooled sample spread, averaged (``zscore_similarity``; see the card).
 #: ``posterior``: this project's, how strongly the text reads as the target rather than the other personas
-#: (:class:`~persona_metrics.persona.posterior.PosteriorModel`; ``docs/style.md`` §4.3).
+#: (:class:`~persona_metrics.persona.posterior.PosteriorModel`; ``docs/style.md`` §4.7).
 STYLE_METHODS: tuple[str, ...] = ("jsd", "zscore", "posterior")
 #: The methodology's method is the default.
 DEFAULT_STYLE_METHOD = "jsd"

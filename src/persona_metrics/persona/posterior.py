@@ -1,6 +1,6 @@
 """The persona posterior: how strongly a text reads as each persona *rather than the others* (pure math).
 
-``method="posterior"`` of the style scorers (``docs/style.md`` §4.3). A multinomial logistic regression on the
+``method="posterior"`` of the style scorers (``docs/style.md`` §4.7). A multinomial logistic regression on the
 10 standardised stylometric features (:mod:`persona_metrics.persona.stylometry`), fitted on the persona samples:
 
 * features standardised by the pooled mean and population standard deviation of all samples (a feature that
@@ -10,9 +10,9 @@
   persona with more samples is not favoured: equal priors) plus ``½ · POSTERIOR_L2 · Σ_k ‖w_k‖²`` (intercepts
   not penalised), by damped Newton steps from zero: deterministic.
 
-Unlike a distance to the target's centroid, the posterior grows monotonically along the directions that separate
-the target from the others: a text *past* the enthusiast centroid (more exclamations than its samples) reads more
-as an enthusiast, not less.
+Unlike a distance to the target's centroid, the posterior only grows along a feature whose weight for the target
+exceeds every other persona's: a text *past* the enthusiast centroid (more exclamations than its samples) reads
+more as an enthusiast, not less.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from scipy.special import log_softmax, softmax
 
 #: L2 penalty on the weights of the standardised features. Chosen by leave-one-out over the shipped samples: each
 #: sample left out in turn, the model refitted without it, the log-loss of its own persona on its first 2, 3 and
-#: 4 sentences (summary-length excerpts) averaged; over {0.3, 1, 3, 10, 30} it is 1.08, 1.00, 0.98, 1.04, 1.23
-#: at 3 (``docs/style.md`` §4.3). Smaller penalties give near-0/1 probabilities on short texts; larger ones blur
-#: the personas together.
+#: 4 sentences (summary-length excerpts) averaged; over {0.3, 1, 3, 10, 30} it is 0.358, 0.332, 0.326, 0.347,
+#: 0.411: lowest at 3 (``docs/style.md`` §4.7). Smaller penalties give near-0/1 probabilities on short texts;
+#: larger ones blur the personas together.
 POSTERIOR_L2 = 3.0
 #: The fit stops when the largest gradient component is below this many times the number of samples (the
 #: objective, a sum over the samples, is strictly convex: the optimum is unique); a fit that does not reach it is
@@ -120,7 +120,7 @@ def fit_posterior(vectors: Mapping[str, Sequence[np.ndarray]], l2: float = POSTE
     """The posterior model of ``{persona: [normalised feature vectors]}`` (two personas or more).
 
     ``l2`` is the penalty on the weights (:data:`POSTERIOR_L2`; other values are for choosing it, as
-    ``docs/style.md`` §4.3 describes).
+    ``docs/style.md`` §4.7 describes).
 
     Raises:
         ValueError: fewer than two personas (naming the method), or a persona without a vector.
