@@ -39,6 +39,7 @@ FLOORS: dict[str, int] = {
     "vert": 4,
     "summary_eval": 4,
     "datasets": 5,
+    "validity": 5,
     "integrations": 6,
     "commands": 7,
     "cli": 7,

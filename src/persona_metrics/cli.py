@@ -1,4 +1,4 @@
-"""Command line: ``persona-metrics score | pens | cnndm | pipeline | judge-check | register | list``.
+"""Command line: ``persona-metrics score | pens | cnndm | pipeline | judge-check | validity | register | list``.
 
 Each subcommand lives in :mod:`persona_metrics.commands`; ``persona-metrics COMMAND --help`` says what its input
 looks like. A bad input prints ``persona-metrics COMMAND: error: <message>`` (naming the file, and the line where

@@ -13,6 +13,8 @@ A bad input raises :class:`~persona_metrics.commands.output.InputError`; ``perso
 * ``judge-check``: does a judge separate faithful summaries from false-fact copies?
   (:mod:`~persona_metrics.commands.judge_check`; its judge flags, shared with ``cnndm``:
   :mod:`~persona_metrics.commands.judge_options`);
+* ``validity``: the shipped validity suite, each metric's metamorphic properties on hand-written cases
+  (:mod:`~persona_metrics.commands.validity`, the library's :mod:`persona_metrics.validity`);
 * ``register`` and ``list``: the bundled evaluate modules (:mod:`~persona_metrics.commands.register`,
   :mod:`~persona_metrics.commands.list_metrics`).
 
@@ -32,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "cnndm": "cnndm",
     "pipeline": "pipeline",
     "judge-check": "judge_check",
+    "validity": "validity",
     "register": "register",
     "list": "list_metrics",
 }

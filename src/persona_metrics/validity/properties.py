@@ -1,0 +1,335 @@
+"""The metamorphic properties as pure functions: the texts each case is turned into, and the checks on their scores.
+
+Every property is a list of checks (:class:`Check`, one per case, or per pair of cases), and a property's pass fraction
+is the share of its checks that hold (:func:`tally`). An ordering ``a > b`` is strict: **a tie counts as a
+failure** (a metric that cannot tell the two texts apart has not ordered them). Nothing here loads a model or
+scores a text: the runner (:mod:`persona_metrics.validity.runner`) scores the texts these functions ask for with
+the families' library functions and hands the scores back, keyed as asked.
+
+>>> tally([Check("a > b", True), Check("a > b", False), Check("c", True)])
+[('a > b', 2, 1), ('c', 1, 1)]
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+#: The bound under which a document's DEGRESS counts as "≈ 0" when every user gets the same summary.
+DEGRESS_NEAR_ZERO = 0.05
+
+Key = tuple[Hashable, ...]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One case (or pair of cases) of the property ``name``, and whether the property held on it."""
+
+    name: str
+    holds: bool
+
+
+def higher(prop: str, a: float, b: float) -> Check:
+    """``a > b`` strictly (a tie fails)."""
+    return Check(prop, bool(a > b))
+
+
+def tally(checks: Iterable[Check]) -> list[tuple[str, int, int]]:
+    """``(property, cases, passed)`` per property, in order of first appearance."""
+    counts: dict[str, list[int]] = {}
+    for check in checks:
+        count = counts.setdefault(check.name, [0, 0])
+        count[0] += 1
+        count[1] += int(check.holds)
+    return [(prop, cases, passed) for prop, (cases, passed) in counts.items()]
+
+
+# --- derived texts -------------------------------------------------------------------------------------------------
+def repeated(sentences: Sequence[str]) -> str:
+    """Each sentence twice in place: ``s1 s1 s2 s2 …``.
+
+    >>> repeated(["A b.", "C d."])
+    'A b. A b. C d. C d.'
+    """
+    return " ".join(sentence for sentence in sentences for _ in range(2))
+
+
+def reversed_order(sentences: Sequence[str]) -> str:
+    """The sentences in reverse order (never the identity for two or more distinct sentences).
+
+    Raises:
+        ValueError: fewer than two sentences (there is no order to change).
+
+    >>> reversed_order(["A b.", "C d.", "E f."])
+    'E f. C d. A b.'
+    """
+    if len(sentences) < 2:
+        raise ValueError(f"a shuffled summary needs at least 2 sentences, got {len(sentences)}")
+    return " ".join(reversed(sentences))
+
+
+def first_word(text: str) -> str:
+    """The text's first word, without the punctuation around it.
+
+    Raises:
+        ValueError: the text has no word.
+
+    >>> first_word('"Harlow Foods, the baker, grew.')
+    'Harlow'
+    """
+    for token in text.split():
+        word = token.strip(string.punctuation + "“”‘’")
+        if word:
+            return word
+    raise ValueError(f"no word in {text[:40]!r}")
+
+
+# --- VERT -----------------------------------------------------------------------------------------------------------
+def vert_items(cases: Sequence[Mapping[str, Any]]) -> dict[Key, tuple[str, str]]:
+    """``{(id, role): (candidate, reference)}``: the paraphrase, each meaning edit (``edit:K``), the unrelated text."""
+    items: dict[Key, tuple[str, str]] = {}
+    for case in cases:
+        reference = case["reference"]
+        items[case["id"], "paraphrase"] = (case["paraphrase"], reference)
+        for k, edit in enumerate(case["edits"]):
+            items[case["id"], f"edit:{k}"] = (edit["text"], reference)
+        items[case["id"], "unrelated"] = (case["unrelated"], reference)
+    return items
+
+
+def edit_kinds(cases: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The meaning-edit kinds of the VERT cases, in order of first appearance."""
+    return list(dict.fromkeys(edit["kind"] for case in cases for edit in case["edits"]))
+
+
+def vert_checks(cases: Sequence[Mapping[str, Any]], score: Mapping[Key, float]) -> list[Check]:
+    """Paraphrase > meaning edit per kind and over all kinds, meaning edit > unrelated, paraphrase > unrelated."""
+    # (kind, paraphrase, edit, unrelated) scores of every meaning edit, grouped by kind in order of appearance
+    edits = [
+        (edit["kind"], score[case["id"], "paraphrase"], score[case["id"], f"edit:{k}"], score[case["id"], "unrelated"])
+        for case in cases
+        for k, edit in enumerate(case["edits"])
+    ]
+    checks = [
+        higher(f"paraphrase > meaning edit: {kind}", para, edited)
+        for kind in edit_kinds(cases)
+        for edit_kind, para, edited, _ in edits
+        if edit_kind == kind
+    ]
+    checks += [higher("paraphrase > meaning edit: all kinds", para, edited) for _, para, edited, _ in edits]
+    checks += [higher("meaning edit > unrelated", edited, unrelated) for _, _, edited, unrelated in edits]
+    checks += [
+        higher("paraphrase > unrelated", score[case["id"], "paraphrase"], score[case["id"], "unrelated"])
+        for case in cases
+    ]
+    return checks
+
+
+# --- SummaryEval -----------------------------------------------------------------------------------------------------
+#: Coherence: how each good summary is spoiled, and the property's name.
+COHERENCE_SPOILS: Mapping[str, str] = {
+    "repeated": "coherence: good > repeated sentences",
+    "shuffled": "coherence: good > reversed sentence order",
+    "one_word": "coherence: good > its first word alone",
+}
+
+
+def coherence_items(
+    cases: Sequence[Mapping[str, Any]], sentences: Mapping[str, Sequence[str]]
+) -> dict[Key, tuple[str, str]]:
+    """``{("coherence", id, version): (summary, source)}``: the good summary and its three spoiled versions.
+
+    Args:
+        cases: lines of ``coherence.jsonl``.
+        sentences: each good summary's sentences (``{summary: [sentences]}``, the metric's own sentence splitter).
+    """
+    items: dict[Key, tuple[str, str]] = {}
+    for case in cases:
+        summary, source, split = case["summary"], case["source"], sentences[case["summary"]]
+        spoiled = {"repeated": repeated(split), "shuffled": reversed_order(split), "one_word": first_word(summary)}
+        items["coherence", case["id"], "good"] = (summary, source)
+        items.update({("coherence", case["id"], version): (text, source) for version, text in spoiled.items()})
+    return items
+
+
+def completeness_items(cases: Sequence[Mapping[str, Any]]) -> dict[Key, tuple[str, str]]:
+    """``{("completeness", id, version): (summary, source)}`` for the all-topic and the one-topic summary."""
+    items: dict[Key, tuple[str, str]] = {}
+    for case in cases:
+        for version in ("good", "one_topic"):
+            items["completeness", case["id"], version] = (case[version], case["source"])
+    return items
+
+
+def summary_eval_checks(
+    coherence_cases: Sequence[Mapping[str, Any]],
+    completeness_cases: Sequence[Mapping[str, Any]],
+    coherence: Mapping[Key, float],
+    completeness: Mapping[Key, float],
+) -> list[Check]:
+    """Coherence: good > repeated, good > reversed order, good > first word; completeness: good > one topic."""
+    checks = [
+        higher(prop, coherence["coherence", case["id"], "good"], coherence["coherence", case["id"], version])
+        for version, prop in COHERENCE_SPOILS.items()
+        for case in coherence_cases
+    ]
+    checks += [
+        higher(
+            "completeness: good > one topic",
+            completeness["completeness", case["id"], "good"],
+            completeness["completeness", case["id"], "one_topic"],
+        )
+        for case in completeness_cases
+    ]
+    return checks
+
+
+# --- persona style ---------------------------------------------------------------------------------------------------
+def style_checks(
+    cases: Sequence[Mapping[str, Any]], score: Mapping[tuple[str, str], float], nearest: Mapping[str, str]
+) -> list[Check]:
+    """Recognition (nearest persona = labelled persona) and own-persona ranking, per persona and genre.
+
+    Args:
+        cases: lines of ``style.jsonl``.
+        score: ``{(text id, target persona): style score}`` for every text against every persona of the cases.
+        nearest: ``{text id: the persona the metric finds nearest}``.
+
+    Own-persona ranking of target P in a genre: over every pair (a text of P, a text of another persona) of that
+    genre, whether P's text scores higher against P.
+    """
+    personas = sorted({case["persona"] for case in cases})
+    checks = []
+    for genre in dict.fromkeys(case["genre"] for case in cases):
+        texts = [case for case in cases if case["genre"] == genre]
+        for persona in personas:
+            checks += [
+                Check(f"recognition: {persona}, {genre}-genre", nearest[case["id"]] == persona)
+                for case in texts
+                if case["persona"] == persona
+            ]
+        checks += [Check(f"recognition: all personas, {genre}-genre", nearest[c["id"]] == c["persona"]) for c in texts]
+        for persona in personas:
+            own = [c["id"] for c in texts if c["persona"] == persona]
+            others = [c["id"] for c in texts if c["persona"] != persona]
+            prop = f"own-persona ranking: {persona}, {genre}-genre"
+            checks += [higher(prop, score[a, persona], score[b, persona]) for a in own for b in others]
+    return checks
+
+
+# --- persona quality -------------------------------------------------------------------------------------------------
+QUALITY_VERSIONS: tuple[str, ...] = ("good", "wrong_register", "wrong_content")
+
+
+def quality_items(cases: Sequence[Mapping[str, Any]]) -> dict[Key, tuple[str, str, str]]:
+    """``{(id, version): (summary, reference, persona)}`` for the good, wrong-register and wrong-content summaries."""
+    return {
+        (case["id"], version): (case[version], case["reference"], case["persona"])
+        for case in cases
+        for version in QUALITY_VERSIONS
+    }
+
+
+def quality_checks(cases: Sequence[Mapping[str, Any]], score: Mapping[Key, float]) -> list[Check]:
+    """Good > wrong register and good > wrong content, per persona and over all personas."""
+    personas = sorted({case["persona"] for case in cases})
+    checks = []
+    for version, what in (("wrong_register", "wrong register"), ("wrong_content", "wrong content")):
+        for persona in [*personas, None]:
+            label = persona or "all personas"
+            checks += [
+                higher(f"good > {what}: {label}", score[case["id"], "good"], score[case["id"], version])
+                for case in cases
+                if persona in (None, case["persona"])
+            ]
+    return checks
+
+
+# --- PerSEval / DEGRESS -----------------------------------------------------------------------------------------------
+def by_document(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+    """The lines of each document, its users in ``user_id`` order."""
+    documents: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        documents.setdefault(row["document_id"], []).append(row)
+    return {doc: sorted(users, key=lambda row: row["user_id"]) for doc, users in documents.items()}
+
+
+def system_predictions(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Per system, one prediction per line of ``rows`` (aligned with them).
+
+    * ``oracle``: each user's own reference;
+    * ``rotated``: user *i* of a document gets user *i + 1*'s reference (the last gets the first's), users in
+      ``user_id`` order;
+    * ``same_for_all``: every user of a document gets its first user's reference.
+
+    >>> rows = [{"document_id": "d", "user_id": u, "reference": u.upper()} for u in ("u2", "u1", "u3")]
+    >>> system_predictions(rows)
+    {'oracle': ['U2', 'U1', 'U3'], 'rotated': ['U3', 'U2', 'U1'], 'same_for_all': ['U1', 'U1', 'U1']}
+    """
+    rotated: dict[tuple[str, str], str] = {}
+    first: dict[str, str] = {}
+    for doc, users in by_document(rows).items():
+        first[doc] = users[0]["reference"]
+        for i, row in enumerate(users):
+            rotated[doc, row["user_id"]] = users[(i + 1) % len(users)]["reference"]
+    return {
+        "oracle": [row["reference"] for row in rows],
+        "rotated": [rotated[row["document_id"], row["user_id"]] for row in rows],
+        "same_for_all": [first[row["document_id"]] for row in rows],
+    }
+
+
+def perseval_checks(
+    perseval: Mapping[str, Mapping[Hashable, float]],
+    degress: Mapping[str, Mapping[Hashable, float]],
+    shuffled: Mapping[str, tuple[float, float]],
+) -> list[Check]:
+    """Oracle highest, rotation lowers PerSEval, same summary for all → DEGRESS < 0.05 (per document), row order.
+
+    Args:
+        perseval: ``{system: {document: PerSEval}}`` for the systems of :func:`system_predictions`.
+        degress: ``{system: {document: DEGRESS}}`` likewise.
+        shuffled: ``{system: (system PerSEval, system PerSEval of the rows shuffled)}``; equal means exactly.
+    """
+    oracle, rotated, same = perseval["oracle"], perseval["rotated"], perseval["same_for_all"]
+    checks = [
+        Check("oracle highest PerSEval (per document)", bool(oracle[doc] > max(rotated[doc], same[doc])))
+        for doc in oracle
+    ]
+    checks += [higher("rotation lowers PerSEval (per document)", oracle[doc], rotated[doc]) for doc in oracle]
+    checks += [
+        Check(f"same summary for all: DEGRESS < {DEGRESS_NEAR_ZERO:g} (per document)", bool(value < DEGRESS_NEAR_ZERO))
+        for value in degress["same_for_all"].values()
+    ]
+    checks += [
+        Check("shuffled rows: the same system PerSEval exactly", bool(before == after))
+        for before, after in shuffled.values()
+    ]
+    return checks
+
+
+__all__ = [
+    "COHERENCE_SPOILS",
+    "DEGRESS_NEAR_ZERO",
+    "QUALITY_VERSIONS",
+    "Check",
+    "by_document",
+    "coherence_items",
+    "completeness_items",
+    "edit_kinds",
+    "first_word",
+    "higher",
+    "perseval_checks",
+    "quality_checks",
+    "quality_items",
+    "repeated",
+    "reversed_order",
+    "style_checks",
+    "summary_eval_checks",
+    "system_predictions",
+    "tally",
+    "vert_checks",
+    "vert_items",
+]

@@ -1,0 +1,272 @@
+"""The validity run: which methods of which metric are measured, scoring the cases with the library, the report.
+
+:data:`METHODS` is the table of (metric, method, options): the default of each metric, its validated variants and,
+for VERT, two reference scores (ROUGE-L F1 and raw BERTScore F1) measured on the same pairs. A method is measured
+when its options exist in this installation (:func:`method_available` reads the family's params object), so a
+variant that lands later needs only its row here. :func:`run_validity` loads the case files
+(:mod:`~persona_metrics.validity.cases`), turns them into the texts each property needs and scores them with the
+families' own library functions (:func:`~persona_metrics.vert.score_vert`,
+:func:`~persona_metrics.summary_eval.score_summary_eval`, :func:`~persona_metrics.persona.score_style`,
+:func:`~persona_metrics.persona.score_quality`, :func:`~persona_metrics.personalization.score_personalization`);
+the checks are :mod:`~persona_metrics.validity.properties`' pure functions.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from persona_metrics.distances import DISTANCES, get_distance
+from persona_metrics.params import Params
+from persona_metrics.persona.params import QualityParams, StyleParams
+from persona_metrics.personalization.scorer import score_personalization
+from persona_metrics.progress import progress_bar
+from persona_metrics.signature import __version__
+from persona_metrics.summary_eval.params import SummaryEvalParams
+from persona_metrics.validation import check_number
+from persona_metrics.validity import properties as P
+from persona_metrics.validity.cases import case_path, file_digest, first_cases, first_documents, load_cases
+from persona_metrics.validity.report import MeasuredMethod, PropertyResult, ValidityReport, results_of
+from persona_metrics.vert.params import VertParams
+
+logger = logging.getLogger(__name__)
+
+#: Seed of the row permutation of the PerSEval order-invariance property.
+SHUFFLE_SEED = 0
+
+Cases = Mapping[str, list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Method:
+    """One measured method of a metric.
+
+    Attributes:
+        metric: the evaluate module's name.
+        name: the label in the tables.
+        options: keyword options of the family's library function (for a reference score: ``distance``, the
+            :data:`~persona_metrics.distances.DISTANCES` name whose ``1 − σ`` is the score).
+        params: the family's params object the options belong to (``None``: the options name a distance).
+        role: ``"default"``, ``"variant"`` or ``"reference"``.
+    """
+
+    metric: str
+    name: str
+    options: Mapping[str, Any]
+    params: type[Params] | None = None
+    role: str = "variant"
+
+    def measured(self) -> MeasuredMethod:
+        """The method as the report records it."""
+        return MeasuredMethod(self.metric, self.name, dict(self.options), self.role)
+
+
+#: Every method the suite knows, per metric in table order.
+METHODS: tuple[Method, ...] = (
+    Method("vert", "original", {}, VertParams, "default"),
+    Method("vert", "meaning_sensitive", {"meaning_sensitive": True}, VertParams),
+    Method("vert", "ROUGE-L", {"distance": "rougeL"}, role="reference"),
+    Method("vert", "BERTScore", {"distance": "bertscore"}, role="reference"),
+    Method("summary_eval", "original", {"coherence_method": "original"}, SummaryEvalParams, "default"),
+    Method("summary_eval", "robust", {"coherence_method": "robust"}, SummaryEvalParams),
+    Method("persona_style", "jsd", {"method": "jsd"}, StyleParams, "default"),
+    Method("persona_style", "zscore", {"method": "zscore"}, StyleParams),
+    Method("persona_style", "posterior", {"method": "posterior"}, StyleParams),
+    Method("persona_quality", "jsd", {"style_method": "jsd"}, QualityParams, "default"),
+    Method("persona_quality", "posterior", {"style_method": "posterior"}, QualityParams),
+    Method("perseval", "rougeL", {"distance": "rougeL"}, role="default"),
+    Method("perseval", "jsd", {"distance": "jsd"}),
+)
+
+
+def method_available(method: Method) -> bool:
+    """Whether this installation has the method's options: fields of its params (a listed choice) or a distance."""
+    if method.params is None:
+        return method.options["distance"] in DISTANCES
+    for name, value in method.options.items():
+        if name not in method.params.names():
+            return False
+        choices = method.params.spec(name).choices
+        if choices is not None and value not in choices:
+            return False
+    return True
+
+
+# --- scoring the cases, one metric at a time --------------------------------------------------------------------
+def _vert(cases: Cases, method: Method) -> list[P.Check]:
+    from persona_metrics.vert import score_vert
+
+    rows = cases["vert.jsonl"]
+    items = P.vert_items(rows)
+    candidates = [candidate for candidate, _ in items.values()]
+    references = [reference for _, reference in items.values()]
+    if method.role == "reference":  # 1 − σ: the F1 the distance is one minus of
+        distance = get_distance(method.options["distance"])
+        values = 1.0 - distance.pairwise(list(zip(references, candidates, strict=True)))
+    else:
+        values = score_vert(candidates, references, **method.options).vert
+    return P.vert_checks(rows, dict(zip(items, values.tolist(), strict=True)))
+
+
+def _summary_eval(cases: Cases, method: Method) -> list[P.Check]:
+    from persona_metrics.summary_eval import score_summary_eval
+    from persona_metrics.summary_eval.components import sentences_of
+
+    coherence_rows, completeness_rows = cases["coherence.jsonl"], cases["completeness.jsonl"]
+    sentences = {row["summary"]: sentences_of(row["summary"]) for row in coherence_rows}
+    items = {**P.coherence_items(coherence_rows, sentences), **P.completeness_items(completeness_rows)}
+    result = score_summary_eval(
+        [summary for summary, _ in items.values()], [source for _, source in items.values()], **method.options
+    )
+    coherence = dict(zip(items, result.coherence.tolist(), strict=True))
+    completeness = dict(zip(items, result.completeness.tolist(), strict=True))
+    return P.summary_eval_checks(coherence_rows, completeness_rows, coherence, completeness)
+
+
+def _style(cases: Cases, method: Method) -> list[P.Check]:
+    from persona_metrics.persona import score_style
+
+    rows = cases["style.jsonl"]
+    personas = sorted({row["persona"] for row in rows})
+    pairs = [(row, persona) for row in rows for persona in personas]  # every text against every persona
+    result = score_style([row["text"] for row, _ in pairs], [persona for _, persona in pairs], **method.options)
+    score = {(row["id"], persona): s for (row, persona), s in zip(pairs, result.scores.tolist(), strict=True)}
+    nearest = {row["id"]: str(near) for (row, _), near in zip(pairs, result.nearest, strict=True)}
+    return P.style_checks(rows, score, nearest)
+
+
+def _quality(cases: Cases, method: Method) -> list[P.Check]:
+    from persona_metrics.persona import score_quality
+
+    rows = cases["persona_quality.jsonl"]
+    items = P.quality_items(rows)
+    summaries, references, personas = (list(column) for column in zip(*items.values(), strict=True))
+    result = score_quality(summaries, references, personas, **method.options)
+    return P.quality_checks(rows, dict(zip(items, result.overall_quality.tolist(), strict=True)))
+
+
+def _perseval(cases: Cases, method: Method) -> list[P.Check]:
+    rows = cases["perseval.jsonl"]
+    references = [row["reference"] for row in rows]
+    documents = [row["document"] for row in rows]
+    ids = [row["document_id"] for row in rows]
+    order = np.random.default_rng(SHUFFLE_SEED).permutation(len(rows)).tolist()
+    perseval, degress, shuffled = {}, {}, {}
+    for system, predictions in P.system_predictions(rows).items():
+        result = score_personalization(predictions, references, documents, ids, **method.options)
+        again = score_personalization(
+            *([column[i] for i in order] for column in (predictions, references, documents, ids)), **method.options
+        )
+        perseval[system] = result.per_document("perseval")
+        degress[system] = result.per_document("degress")
+        shuffled[system] = (result.perseval, again.perseval)
+    return P.perseval_checks(perseval, degress, shuffled)
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A metric's case files, how ``limit`` groups their cases, and how one method is checked on them."""
+
+    files: tuple[str, ...]
+    check: Callable[[Cases, Method], list[P.Check]]
+    group: Callable[[Mapping[str, Any]], Any] = lambda row: None
+
+
+#: Per metric (the CLI's METRIC), its suite.
+SUITES: Mapping[str, Suite] = {
+    "vert": Suite(("vert.jsonl",), _vert),
+    "summary_eval": Suite(("coherence.jsonl", "completeness.jsonl"), _summary_eval),
+    "persona_style": Suite(("style.jsonl",), _style, lambda row: (row["persona"], row["genre"])),
+    "persona_quality": Suite(("persona_quality.jsonl",), _quality, lambda row: row["persona"]),
+    "perseval": Suite(("perseval.jsonl",), _perseval),
+}
+#: The metrics the suite measures, in table order.
+METRICS: tuple[str, ...] = tuple(SUITES)
+
+
+def _selected(metrics: Sequence[str] | None, methods: Mapping[str, Sequence[str]] | None) -> list[Method]:
+    """The methods to measure (every available one of each metric by default), checked."""
+    chosen = list(METRICS if metrics is None else metrics)
+    for metric in chosen:
+        if metric not in SUITES:
+            raise ValueError(f"metrics: {metric!r} is not in the validity suite; allowed: {list(METRICS)}")
+    wanted = dict(methods or {})
+    for metric, names in wanted.items():
+        known = [m.name for m in METHODS if m.metric == metric]
+        if metric not in chosen:
+            raise ValueError(f"methods names {metric!r}, which is not among the metrics measured {chosen}")
+        for name in names:
+            if name not in known:
+                raise ValueError(f"methods[{metric!r}]: {name!r} is not a method of the suite; allowed: {known}")
+    selected = []
+    for method in METHODS:
+        if method.metric in chosen and method.name in wanted.get(method.metric, [method.name]):
+            if method.metric in wanted and not method_available(method):
+                raise ValueError(
+                    f"{method.metric} method {method.name!r}: this installation lacks {dict(method.options)}"
+                )
+            selected.append(method)
+    return selected
+
+
+def _load(metrics: Sequence[str], cases_dir: str | Path | None, limit: int | None) -> dict[str, list[dict[str, Any]]]:
+    cases: dict[str, list[dict[str, Any]]] = {}
+    for metric in metrics:
+        suite = SUITES[metric]
+        for name in suite.files:
+            rows = load_cases(name, cases_dir)
+            cases[name] = (
+                first_documents(rows, limit) if metric == "perseval" else first_cases(rows, limit, suite.group)
+            )
+    return cases
+
+
+def run_validity(
+    metrics: Sequence[str] | None = None,
+    methods: Mapping[str, Sequence[str]] | None = None,
+    *,
+    cases_dir: str | Path | None = None,
+    limit: int | None = None,
+) -> ValidityReport:
+    """Measure the metamorphic properties of the metrics on the validity cases (``docs/validity.md``).
+
+    Args:
+        metrics: names from :data:`METRICS` (default: all).
+        methods: ``{metric: [method names]}`` to measure only those (:data:`METHODS`); by default every method
+            whose options this installation has (the others are listed in the report's ``skipped``).
+        cases_dir: a folder of case files with the shipped names and formats (default: the shipped cases).
+        limit: at most this many cases per group of each file (per persona and genre for ``style.jsonl``, per
+            persona for ``persona_quality.jsonl``, documents for ``perseval.jsonl``), for a quick look; ``None``
+            measures all.
+
+    Returns:
+        A :class:`~persona_metrics.validity.report.ValidityReport`.
+
+    Raises:
+        ValueError: an unknown metric or method (allowed values named), a method asked for by name whose option
+            this installation lacks, a ``limit`` below 1, or a malformed case file (file and line named).
+        FileNotFoundError: a case file missing from ``cases_dir``.
+    """
+    if limit is not None:
+        limit = int(check_number("limit", limit, 1, integer=True))
+    selected = _selected(metrics, methods)
+    measured = [m for m in selected if method_available(m)]
+    skipped = tuple(f"{m.metric} {m.name}" for m in selected if not method_available(m))
+    for name in skipped:
+        logger.warning("validity: %s not measured: this installation lacks its option", name)
+    chosen = list(dict.fromkeys(m.metric for m in selected))
+    cases = _load(chosen, cases_dir, limit)
+    results: list[PropertyResult] = []
+    for method in progress_bar(measured, desc="validity: scoring", unit="method"):
+        checks = SUITES[method.metric].check(cases, method)
+        results += results_of(method.metric, method.name, P.tally(checks))
+    digests = {name: file_digest(case_path(name, cases_dir)) for name in cases}
+    return ValidityReport(tuple(results), tuple(m.measured() for m in measured), digests, limit, __version__, skipped)
+
+
+__all__ = ["METHODS", "METRICS", "SHUFFLE_SEED", "SUITES", "Method", "Suite", "method_available", "run_validity"]
