@@ -174,8 +174,9 @@ def test_the_fit_is_deterministic_and_is_the_optimum_of_an_independent_objective
     samples: dict[str, list[str]],
 ) -> None:
     """Two fits are bit-identical; the probabilities equal scipy L-BFGS's on the objective written out here
-    (class-balanced cross-entropy + POSTERIOR_L2 / 2 · ‖w‖², intercepts free) to 1e-6."""
-    vectors = {name: text_vectors(texts) for name, texts in samples.items()}
+    (class-balanced cross-entropy + POSTERIOR_L2 / 2 · ‖w‖², intercepts free) to 1e-6. The journalist keeps 8 of
+    its samples, so the class balance matters."""
+    vectors = {name: text_vectors(texts[:8] if name == "journalist" else texts) for name, texts in samples.items()}
     first, second = fit_posterior(vectors), fit_posterior(vectors)
     for name in ("mean", "scale", "weights", "intercepts"):
         assert np.array_equal(getattr(first, name), getattr(second, name)), name
