@@ -68,7 +68,8 @@ def test_the_check_fails_on_a_field_without_keyword_a_keyword_without_field_and_
         _params = (VertParams,)
 
         def _compute(self, predictions, references, encoder="wordllama", word_vectors="glove-6b-50d", alpha=4.0,
-                     clip_negative_sim=False, colour="blue", return_per_item=False):  # fmt: skip
+                     clip_negative_sim=False, meaning_sensitive=False, colour="blue",
+                     return_per_item=False):  # fmt: skip
             """max_wmd missing, alpha's default drifted, colour is no option."""
 
     assert option_problems(Drifted) == [
