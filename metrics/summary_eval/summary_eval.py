@@ -53,7 +53,9 @@ Args:
     concurrency (`int`): judge calls in flight (default 4).
     cache_dir (`str`, optional): on-disk cache of valid judge answers (reruns make no calls).
     rubric (`str`): the judge's rubric, a name in persona_metrics.summary_eval.RUBRICS (default "accuracy": the
-        original's 0-3 scale, prompt version "summary-eval-accuracy-v2", the texts delimited as data).
+        original's 0-3 scale, prompt version "summary-eval-accuracy-v2", the texts delimited as data; G-Eval's
+        "coherence", "consistency", "relevance" (1-5) and "fluency" (1-3), best with scoring="weighted"). Check a
+        judge first with `persona-metrics judge-check`: without a passing verdict cached, a warning says so.
     prompt (`JudgePrompt`, optional): a versioned prompt replacing the rubric's (same scale and parser).
     weights (`dict`, optional): {"accuracy", "completeness", "coherence"} weights of overall (each in [0, 1e6],
         not all 0; not renormalised).
