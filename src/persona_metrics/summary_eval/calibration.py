@@ -17,7 +17,7 @@ A verdict on the shipped set is cached per (model, SHA-256 of the server URL, ru
 judge's cache folder (``cache_dir``, else ``<cache>/judge``) in ``calibration/``; the scorer
 (:class:`~persona_metrics.summary_eval.scorer.SummaryEvalScorer`) warns once per process and judge when the run's
 judge has no passing verdict there (:func:`warn_if_unchecked`). ``persona-metrics judge-check`` runs the check
-from the shell (``docs/summary_eval.md`` §5).
+from the shell (``docs/summary_eval.md`` §5.1).
 
 >>> pair_separation(1.0, 0.0), pair_separation(0.5, 0.5), pair_separation(None, 0.0)
 (1.0, 0.5, 0.0)
@@ -33,7 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from persona_metrics.signature import __version__
-from persona_metrics.summary_eval.judge import Judge, JudgeCache, Verdict, default_cache_dir, write_json
+from persona_metrics.summary_eval.judge import (
+    Judge,
+    JudgeCache,
+    Verdict,
+    default_cache_dir,
+    read_json,
+    write_json,
+)
 from persona_metrics.validation import warn
 
 #: The kinds of injected false fact.
@@ -301,12 +308,8 @@ def cached_verdict(judge: Judge) -> dict[str, Any] | None:
     An unreadable or malformed file is ignored with a warning (as if there were none).
     """
     path = verdict_path(judge)
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as err:
-        warn(f"ignoring unreadable judge-check verdict {path}: {err}")
+    record = read_json(path, "judge-check verdict")
+    if record is None:
         return None
     if not isinstance(record, dict) or record.get("key") != path.stem or not isinstance(record.get("passed"), bool):
         warn(f"ignoring malformed judge-check verdict {path}")
@@ -333,5 +336,5 @@ def warn_if_unchecked(judge: Judge) -> None:
     warn(
         f"the judge {judge.model}@{judge.host} (rubric {judge.rubric.name}, prompt {judge.prompt.version}) {state}: "
         "its accuracy may not tell a faithful summary from a false one; run "
-        f"'{check_command(judge)}' (docs/summary_eval.md §5)"
+        f"'{check_command(judge)}' (docs/summary_eval.md §5.1)"
     )

@@ -175,12 +175,8 @@ class JudgeCache:
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored answer of ``key``, or None."""
         path = self.directory / f"{key}.json"
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as err:
-            warn(f"ignoring unreadable judge cache entry {path}: {err}")
+        entry = read_json(path, "judge cache entry")
+        if entry is None:
             return None
         if not _is_entry(entry) or entry.get("key") != key:
             warn(f"ignoring invalid judge cache entry {path}")
@@ -195,6 +191,17 @@ class JudgeCache:
         record = {**entry, "key": key}
         record["digest"] = self._digest(record)
         write_json(self.directory / f"{key}.json", record)
+
+
+def read_json(path: Path, what: str) -> Any:
+    """The JSON value in ``path``, or None: no such file, or (with a warning naming ``what``) unreadable or not JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as err:
+        warn(f"ignoring unreadable {what} {path}: {err}")
+        return None
 
 
 def write_json(path: Path, record: Mapping[str, Any]) -> None:
