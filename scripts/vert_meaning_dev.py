@@ -26,6 +26,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -51,7 +52,7 @@ def scorers() -> dict[str, Scorer]:
     rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
     bertscore = BertScore()
 
-    def vert(**options: object) -> Scorer:
+    def vert(**options: Any) -> Scorer:
         return lambda candidates, references: score_vert(list(candidates), list(references), **options).vert
 
     return {
@@ -85,7 +86,7 @@ def ranking_table(cases: Sequence[tuple[str, str, str, str]], methods: dict[str,
     return table
 
 
-def cnndm_sanity(methods: dict[str, Scorer]) -> dict[str, dict]:
+def cnndm_sanity(methods: dict[str, Scorer]) -> dict[str, Any]:
     """Own article's lead vs the next article's lead, per highlight, for the two VERT variants."""
     from persona_metrics.resources import sent_tokenize
 
@@ -93,7 +94,7 @@ def cnndm_sanity(methods: dict[str, Scorer]) -> dict[str, dict]:
     highlights = [row["highlights"].replace("\n", " ") for row in rows]
     leads = [" ".join(sent_tokenize(row["article"])[:3]) for row in rows]
     others = leads[1:] + leads[:1]
-    out: dict[str, dict] = {}
+    out: dict[str, Any] = {}
     matched = {}
     for name in ("VERT (original)", "VERT meaning_sensitive"):
         own, other = methods[name](highlights, leads), methods[name](highlights, others)
