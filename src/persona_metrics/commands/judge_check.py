@@ -31,8 +31,8 @@ HELP = "check that a judge scores faithful summaries above their one-false-fact 
 #: Exit status of a judge that fails the check (a bad input or a judge failure exits with 2).
 FAIL_STATUS = 1
 
-DESCRIPTION = f"""Ask a judge (-m/--model, --base-url for any OpenAI-compatible server) to rate the shipped
-calibration set: per case a source, a faithful summary, the same summary with one false fact (a wrong number, a
+DESCRIPTION = f"""Ask a judge (-m/--model, --base-url for any OpenAI-compatible server) to rate the shipped calibration
+set: per case a source, a faithful summary, the same summary with one false fact (a wrong number, a
 wrong name or a negation) and an off-topic summary, written for the project. Prints one row:
 
   pairwise_accuracy  faithful scored above its false-fact copy (a tie counts half, an invalid answer 0)
@@ -47,6 +47,10 @@ The verdict is cached per (model, server URL, rubric, prompt version) under the 
 warns once when its judge has no passing verdict there. --cases PATH checks a set of your own (the same JSON lines:
 {{"id", "source", "faithful", "false_fact": {{"kind": "number"|"name"|"negation", "text"}}, "off_topic"}}); its
 verdict is not cached. Exit status: 0 pass, {FAIL_STATUS} fail, 2 a bad input or a judge failure.
+
+The judge flags are cnndm's: valid answers are cached in the judge cache folder (--no-cache for none), the key is
+read from the variable named by --api-key-env, and a --base-url on this machine needs none. A local server that
+answers one request at a time wants --concurrency 1.
 
 examples:
   persona-metrics judge-check --base-url http://127.0.0.1:8080/v1 -m smollm2 --concurrency 1
