@@ -61,10 +61,14 @@ Args:
         not all 0; not renormalised).
     encoder (`str`, optional): a sentence-transformers model folder for completeness and coherence (default: the
         packaged all-MiniLM-L6-v2, the original's).
+    coherence_method (`str`): "original" (default: the original's definition, exact) or "robust": near-duplicate
+        sentences dropped and charged (novelty), the order of the sentences compared with the source's, an
+        opening connective or pronoun charged, one-sentence texts capped at 0.3 (docs/summary_eval.md §3.1).
     return_per_item (`bool`): add `per_item` = {"accuracy", "completeness", "coherence", "overall"} lists (None
         for accuracy and overall without a judge or with an invalid answer), plus "rationale", "judge_status"
         ("json", "invalid", "empty-input") and "raw_response" with a judge.
-    return_components (`bool`): add the nine coherence components per item.
+    return_components (`bool`): add the coherence components per item (nine; twelve with "robust": also
+        novelty, order, opening).
     return_signature (`bool`): add the config signature (encoder, weights, judge model@host, prompt version,
         temperature, seed, system_fingerprint, versions).
 Returns:
@@ -123,6 +127,7 @@ class SummaryEval(ValidatedTextInputs, evaluate.Metric):
         prompt=None,
         weights=None,
         encoder=None,
+        coherence_method="original",
         return_per_item=False,
         return_components=False,
         return_signature=False,

@@ -232,11 +232,14 @@ def _contradiction(cosines: np.ndarray, tokens: SentenceTokens) -> float:
     return F.contradiction_penalty_of_pairs(len(cosines), cosines, pairs, rouge_l)
 
 
-def _multi_sentence(sentences: list[str], embed: Embed) -> dict[str, float]:
+def _multi_sentence(sentences: list[str], embeddings: np.ndarray) -> dict[str, float]:
+    """The six sentence-level components of two or more sentences, from their embeddings.
+
+    The sentences are encoded once by the caller: the original encoded them twice, with the same result.
+    """
     tokens = SentenceTokens.of(sentences)
     words = " ".join(sentences).lower().split()
     rouge_l = F.rouge_l_coherence(_leave_one_out_rouge_l(tokens))
-    embeddings = embed(sentences)  # once: the original encoded them twice, with the same result
     consecutive = [
         cosine_matrix(embeddings[i : i + 1], embeddings[i + 1 : i + 2])[0][0] for i in range(len(sentences) - 1)
     ]
@@ -271,16 +274,12 @@ def _bounded(text: str, sentences: list[str]) -> tuple[str, list[str]]:
     return " ".join(kept), kept
 
 
-def coherence_components(text: str, embed: Embed) -> dict[str, float]:
-    """The nine components of the original's ROUGE-enhanced coherence (an empty text: all 0, contradiction 1).
-
-    A summary longer than :data:`~.formulas.MAX_COHERENCE_SENTENCES` sentences is scored on its first ones, with
-    a warning.
-    """
-    if not text.strip():
-        return dict.fromkeys(COMPONENT_NAMES, 0.0) | {"contradiction": 1.0}
-    text, sentences = _bounded(text, sentences_of(text))
-    parts = _multi_sentence(sentences, embed) if len(sentences) >= 2 else _single_sentence()
+def _components(text: str, sentences: list[str], embeddings: np.ndarray | None) -> dict[str, float]:
+    """The nine components of a text and its sentences (their embeddings needed from two sentences on)."""
+    if embeddings is not None and len(sentences) >= 2:
+        parts = _multi_sentence(sentences, embeddings)
+    else:
+        parts = _single_sentence()
     tokens = [t for t in word_tokens(text.lower()) if t.isalnum() and t not in NLTK_ENGLISH_STOPWORDS]
     parts["lexical"] = F.lexical_diversity(tokens)
     parts["readability"] = _readability(text)
@@ -288,7 +287,67 @@ def coherence_components(text: str, embed: Embed) -> dict[str, float]:
     return {name: float(parts[name]) for name in COMPONENT_NAMES}
 
 
+def coherence_components(text: str, embed: Embed) -> dict[str, float]:
+    """The nine components of the original's ROUGE-enhanced coherence (an empty text: all 0, contradiction 1).
+
+    A summary longer than :data:`~.formulas.MAX_COHERENCE_SENTENCES` sentences is scored on its first ones, with
+    a warning.
+    """
+    if not text.strip():
+        return dict(_EMPTY)
+    text, sentences = _bounded(text, sentences_of(text))
+    return _components(text, sentences, embed(sentences) if len(sentences) >= 2 else None)
+
+
 def coherence(text: str, embed: Embed) -> tuple[float, dict[str, float]]:
     """``(coherence, components)`` of one summary."""
     parts = coherence_components(text, embed)
     return F.coherence_from_components(parts), parts
+
+
+# --- coherence_method="robust" (docs/summary_eval.md §3.1) -----------------------------------------------------
+#: The robust method's components: the original's nine (of the text without its repeats) and three more.
+ROBUST_COMPONENT_NAMES = (*COMPONENT_NAMES, "novelty", "order", "opening")
+#: The components of an empty text: all 0, contradiction 1 (the original's); robust adds 1 for its three.
+_EMPTY = dict.fromkeys(COMPONENT_NAMES, 0.0) | {"contradiction": 1.0}
+
+
+def component_names(method: str) -> tuple[str, ...]:
+    """The components a coherence method reports, in order (``method`` one of ``formulas.COHERENCE_METHODS``)."""
+    return ROBUST_COMPONENT_NAMES if method == "robust" else COMPONENT_NAMES
+
+
+def sentence_embeddings(text: str, embed: Embed) -> np.ndarray:
+    """The embeddings of a source's sentences (one encoder call; ``(0, 0)`` for a text without sentences)."""
+    sentences = sentences_of(text)
+    return embed(sentences) if sentences else np.zeros((0, 0), dtype=np.float32)
+
+
+def robust_coherence(text: str, source: np.ndarray, embed: Embed) -> tuple[float, dict[str, float]]:
+    """``(coherence, components)`` of one summary by the robust method (``docs/summary_eval.md`` §3.1).
+
+    Args:
+        text: the summary.
+        source: :func:`sentence_embeddings` of its source, to place each summary sentence in the source's order.
+        embed: the sentence encoder.
+
+    The sentences that repeat an earlier one (:func:`~.formulas.redundancies` 1) are dropped, the original's
+    nine components are those of the text that remains (the text itself when nothing is dropped), and
+    ``novelty``, ``order`` and ``opening`` are added; the score is
+    :func:`~.formulas.robust_coherence_from_components`.
+    """
+    if not text.strip():
+        return 0.0, _EMPTY | dict.fromkeys(ROBUST_COMPONENT_NAMES[len(COMPONENT_NAMES) :], 1.0)
+    text, sentences = _bounded(text, sentences_of(text))
+    embeddings = embed(sentences)
+    redundancy = F.redundancies(cosine_matrix(embeddings, embeddings))
+    kept = [i for i, r in enumerate(redundancy) if r < 1.0]
+    distinct = [sentences[i] for i in kept]
+    if len(distinct) < len(sentences):
+        text = " ".join(distinct)
+    parts = _components(text, distinct, embeddings[kept])
+    placed = F.source_positions(cosine_matrix(embeddings[kept], source)) if len(source) else []
+    parts["novelty"] = F.novelty(redundancy)
+    parts["order"] = F.source_order(placed)
+    parts["opening"] = F.opening(distinct[0])
+    return F.robust_coherence_from_components(parts, len(distinct)), parts

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from persona_metrics.params import Params, option
 from persona_metrics.significance import seed_field
-from persona_metrics.summary_eval.formulas import DEFAULT_WEIGHTS, MAX_WEIGHT, check_weights
+from persona_metrics.summary_eval.formulas import COHERENCE_METHODS, DEFAULT_WEIGHTS, MAX_WEIGHT, check_weights
 from persona_metrics.summary_eval.redaction import REDACTED, redact, shown_base_url
 from persona_metrics.summary_eval.rubrics import DEFAULT_RUBRIC, JudgePrompt, get_rubric
 from persona_metrics.validation import check_path, describe
@@ -143,7 +143,7 @@ class JudgeOptions(Params):
 
 @dataclass(frozen=True)
 class SummaryEvalParams(Params):
-    """The scorer's options (weights of overall, the sentence encoder), validated on construction.
+    """The scorer's options (weights of overall, the sentence encoder, the coherence method), validated on construction.
 
     >>> SummaryEvalParams(weights={"accuracy": 1.0}).overall_weights
     {'accuracy': 1.0, 'completeness': 0.25, 'coherence': 0.15}
@@ -165,6 +165,12 @@ class SummaryEvalParams(Params):
         "a sentence-transformers model folder; None: the packaged all-MiniLM-L6-v2 (the original's)",
         optional=True,
         check=_check_path,
+    )
+    coherence_method: str = option(
+        "original",
+        "coherence: original (the original's definition) or robust (repeats penalised, sentence order against the "
+        "source's, one-sentence texts capped at 0.3)",
+        choices=COHERENCE_METHODS,
     )
 
     @property

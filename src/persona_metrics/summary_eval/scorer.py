@@ -26,6 +26,8 @@ from persona_metrics.summary_eval.params import SummaryEvalParams, resolve
 from persona_metrics.validation import check_texts, require
 from persona_metrics.vert.encoders import SentenceTransformerEncoder
 
+#: The signature's ``coherence:`` value of each coherence method.
+COHERENCE_SIGNATURES = {"original": "rouge-enhanced", "robust": "robust"}
 #: What the result says when no judge was configured.
 NO_JUDGE_NOTE = (
     "accuracy and overall need an LLM judge (pass judge= / model=; docs/summary_eval.md §5); "
@@ -55,7 +57,7 @@ class SummaryEvalResult:
             items out or show None), or None without a judge.
         overall: per item, the weighted sum of the three (NaN where accuracy is), or None without a judge.
         verdicts: per item, the judge's :class:`~persona_metrics.summary_eval.judge.Verdict` (empty without one).
-        components: per item, the nine coherence components.
+        components: per item, the coherence components (nine; twelve with ``coherence_method="robust"``).
         topics: per item, the completeness detail (topics, cosines, covered).
         weights: the overall weights.
         config: the signature parts.
@@ -70,6 +72,7 @@ class SummaryEvalResult:
     topics: tuple[C.Completeness, ...]
     weights: dict[str, float]
     config: Signature
+    coherence_method: str = "original"
 
     def __len__(self) -> int:
         return len(self.completeness)
@@ -137,7 +140,8 @@ class SummaryEvalResult:
         if per_item:
             out["per_item"] = self.per_item()
         if components:
-            out["components"] = {name: [c[name] for c in self.components] for name in C.COMPONENT_NAMES}
+            names = C.component_names(self.coherence_method)
+            out["components"] = {name: [c[name] for c in self.components] for name in names}
         if signature:
             out["signature"] = self.signature
         return out
@@ -153,7 +157,8 @@ class SummaryEvalScorer:
         device: torch device of the encoder.
         **options: the same one by one: ``weights`` (overall weights ``{"accuracy", "completeness",
             "coherence"}``; missing keys keep 0.6/0.25/0.15), ``encoder`` (a sentence-transformers model folder;
-            None for the packaged all-MiniLM-L6-v2, the original's).
+            None for the packaged all-MiniLM-L6-v2, the original's), ``coherence_method`` (``"original"`` or
+            ``"robust"``: ``docs/summary_eval.md`` §3.1).
 
     Raises:
         TypeError, ValueError: a bad option (named).
@@ -183,7 +188,11 @@ class SummaryEvalScorer:
         w = self.weights
         judge = self.judge.signature() if self.judge is not None else Signature.of(judge="none")
         return (
-            Signature.of("summary_eval", completeness="tfidf-top10-cos0.4-r0.7-i0.3", coherence="rouge-enhanced")
+            Signature.of(
+                "summary_eval",
+                completeness="tfidf-top10-cos0.4-r0.7-i0.3",
+                coherence=COHERENCE_SIGNATURES[self.params.coherence_method],
+            )
             + self.encoder.signature()
             + Signature.of(weights=f"{w['accuracy']:g}/{w['completeness']:g}/{w['coherence']:g}")
             + judge
@@ -192,6 +201,16 @@ class SummaryEvalScorer:
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self.encoder.encode(texts)
+
+    def _coherence(self, predictions: Sequence[str], sources: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
+        """Per item, ``(coherence, components)``: each summary scored once (with its source for the robust method)."""
+        if self.params.coherence_method == "original":
+            cache = {text: C.coherence(text, self._embed) for text in dict.fromkeys(predictions)}
+            return [cache[p] for p in predictions]
+        placed = {source: C.sentence_embeddings(source, self._embed) for source in dict.fromkeys(sources)}
+        pairs = list(zip(predictions, sources, strict=True))
+        scored = {(p, s): C.robust_coherence(p, placed[s], self._embed) for p, s in dict.fromkeys(pairs)}
+        return [scored[pair] for pair in pairs]
 
     def score(
         self, predictions: Sequence[str], sources: Sequence[str], on_verdict: OnVerdict | None = None
@@ -211,13 +230,13 @@ class SummaryEvalScorer:
         texts = check_texts(allow_empty=("predictions", "sources"), predictions=predictions, sources=sources)
         predictions, sources = texts["predictions"], texts["sources"]
         topic_cache = {source: C.extract_topics(source) for source in dict.fromkeys(sources)}
-        coherence_cache = {text: C.coherence(text, self._embed) for text in dict.fromkeys(predictions)}
+        scored = self._coherence(predictions, sources)
         detail = tuple(
             C.completeness(p, topic_cache[s], self._embed) for p, s in zip(predictions, sources, strict=True)
         )
         completeness = np.array([d.score for d in detail], dtype=np.float64)
-        coherence = np.array([coherence_cache[p][0] for p in predictions], dtype=np.float64)
-        parts = tuple(coherence_cache[p][1] for p in predictions)
+        coherence = np.array([value for value, _ in scored], dtype=np.float64)
+        parts = tuple(components for _, components in scored)
         verdicts: tuple[Verdict, ...] = ()
         accuracy = overall = None
         if self.judge is not None:
@@ -232,8 +251,9 @@ class SummaryEvalScorer:
                 dtype=np.float64,
             )
         return SummaryEvalResult(
-            completeness, coherence, accuracy, overall, verdicts, parts, detail, self.weights, self.config
-        )
+            completeness, coherence, accuracy, overall, verdicts, parts, detail, self.weights, self.config,
+            coherence_method=self.params.coherence_method,
+        )  # fmt: skip
 
 
 def _valid_mean(values: np.ndarray | None) -> float | None:
@@ -267,7 +287,8 @@ def score_summary_eval(
         judge: the accuracy judge; None computes completeness and coherence only (accuracy/overall are None).
         params: the options as one :class:`~persona_metrics.summary_eval.params.SummaryEvalParams`, or:
         **options: the same one by one: ``weights`` (overall weights, default 0.6 / 0.25 / 0.15), ``encoder`` (a
-            sentence-transformers model folder, default the packaged all-MiniLM-L6-v2).
+            sentence-transformers model folder, default the packaged all-MiniLM-L6-v2), ``coherence_method``
+            (``"original"``, the default, or ``"robust"``: ``docs/summary_eval.md`` §3.1).
 
     Raises:
         TypeError, ValueError: bad inputs or options (field and index named).
