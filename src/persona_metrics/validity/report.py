@@ -102,8 +102,12 @@ class ValidityReport:
         """The rows as dicts (:meth:`PropertyResult.as_dict`), of one metric or all."""
         return [row.as_dict() for row in self.results if metric in (None, row.metric)]
 
-    def table(self, metric: str) -> list[dict[str, Any]]:
+    def table(self, metric: str, naming: str | None = None) -> list[dict[str, Any]]:
         """One metric's rows laid out for reading: ``property``, ``cases``, then each method's pass fraction.
+
+        Args:
+            metric: a metric measured.
+            naming: only the properties whose name contains this (``"DEGRESS"``); ``None``: all.
 
         Raises:
             ValueError: a metric not measured, or a property checked on different numbers of cases by two methods.
@@ -113,7 +117,7 @@ class ValidityReport:
         headers = {m.name: m.header for m in self.methods if m.metric == metric}
         table: dict[str, dict[str, Any]] = {}
         for row in self.results:
-            if row.metric != metric:
+            if row.metric != metric or (naming is not None and naming not in row.name):
                 continue
             line = table.setdefault(row.name, {"property": row.name, "cases": row.cases})
             if line["cases"] != row.cases:
