@@ -33,6 +33,7 @@ from persona_metrics.integrations.app_support import (
     PERSONALIZATION_COLUMNS,
     PERSONALIZATION_EXAMPLE,
     formatted_table,
+    personalization_figure,
     table_columns,
 )
 from persona_metrics.persona.quality import score_quality
@@ -175,6 +176,19 @@ def test_formatted_table_shows_every_score_in_the_one_format():
     assert list(shown["doc"]) == ["D1", "D2", "D3"]
     assert list(shown["note"]) == ["", "x", "y"]
     assert list(table["perseval"]) == [4e-05, 0.99899, 0.0]  # the input is not changed
+
+
+def test_perseval_chart_is_on_a_log_scale():
+    """PerSEval of two documents can differ by five orders of magnitude: on a linear axis the small one has no bar."""
+    app = import_app("perseval")
+    breakdown = pd.DataFrame({"doc": ["D1", "D2", "D3"], "degress": [0.4, 0.3, "excluded"], "perseval": [0.2, 2e-6, "x"]})
+    figure = personalization_figure(breakdown, ("degress", "perseval"), log=True)
+    assert figure.axes[0].get_xscale() == "log"
+    assert "log scale" in figure.axes[0].get_xlabel()
+    assert personalization_figure(breakdown, ("degress",)).axes[0].get_xscale() == "linear"  # DEGRESS: 0-1 bars
+    example = pd.DataFrame(PERSONALIZATION_EXAMPLE, columns=PERSONALIZATION_COLUMNS)
+    *_, drawn = app.score(example, *OPTIONS["perseval"])  # the Space's own chart of its example
+    assert drawn.axes[0].get_xscale() == "log"
 
 
 # --- gradio_client ----------------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ def score(
         f"A PerSEval far below DEGRESS means a responsive but inaccurate model. "
         f"{out['num_documents']} document(s) scored, {out['num_excluded_documents']} excluded (one reference)."
     )
-    figure = personalization_figure(breakdown, SCORES[:2])
+    figure = personalization_figure(breakdown, SCORES[:2], log=True)  # PerSEval spans orders of magnitude
     return out, summary, formatted_table(breakdown), figure
 
 

@@ -204,10 +204,13 @@ def short(text: str, width: int = 48) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def grouped_bars(labels: Sequence[str], series: dict[str, Sequence[float]], xlabel: str) -> Any:
+def grouped_bars(
+    labels: Sequence[str], series: dict[str, Sequence[float]], xlabel: str, *, log: bool = False
+) -> Any:
     """A matplotlib figure of grouped horizontal bars: one group per label, one bar per series.
 
-    No title: the ``gr.Plot`` label is the title.
+    No title: the ``gr.Plot`` label is the title. ``log=True`` draws the value axis on a log scale (for scores that
+    span orders of magnitude, such as PerSEval); a value of 0 or below has no bar there.
     """
     import matplotlib
 
@@ -222,6 +225,8 @@ def grouped_bars(labels: Sequence[str], series: dict[str, Sequence[float]], xlab
         ax.barh(positions + (k - (len(series) - 1) / 2) * height, values, height=height, label=name)
     ax.set_yticks(positions, labels=list(labels))
     ax.invert_yaxis()
+    if log:
+        ax.set_xscale("log")
     ax.set_xlabel(xlabel)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)  # never over a bar
     ax.grid(axis="x", alpha=0.3)
@@ -337,12 +342,14 @@ def _personalization_breakdown(
 EXCLUDED = "excluded (one reference)"
 
 
-def personalization_figure(breakdown: Any, scores: Sequence[str]) -> Any:
-    """Grouped bars of the per-document ``scores`` columns of :func:`score_personalization_table`."""
+def personalization_figure(breakdown: Any, scores: Sequence[str], *, log: bool = False) -> Any:
+    """Grouped bars of the per-document ``scores`` columns of :func:`score_personalization_table`.
+
+    ``log=True``: a log-scale axis, for PerSEval, whose documents differ by orders of magnitude (EDP's sigmoids).
+    """
     scored = breakdown[breakdown[scores[0]].map(lambda v: not isinstance(v, str))]
-    return grouped_bars(
-        list(scored["doc"]), {name: list(scored[name]) for name in scores}, "score (mean over the document's users)"
-    )
+    xlabel = "score (mean over the document's users" + (", log scale)" if log else ")")
+    return grouped_bars(list(scored["doc"]), {name: list(scored[name]) for name in scores}, xlabel, log=log)
 
 
 # --- vert ---------------------------------------------------------------------------------------------------
