@@ -181,7 +181,9 @@ def test_formatted_table_shows_every_score_in_the_one_format():
 def test_perseval_chart_is_on_a_log_scale():
     """PerSEval of two documents can differ by five orders of magnitude: on a linear axis the small one has no bar."""
     app = import_app("perseval")
-    breakdown = pd.DataFrame({"doc": ["D1", "D2", "D3"], "degress": [0.4, 0.3, "excluded"], "perseval": [0.2, 2e-6, "x"]})
+    breakdown = pd.DataFrame(
+        {"doc": ["D1", "D2", "D3"], "degress": [0.4, 0.3, "excluded"], "perseval": [0.2, 2e-6, "excluded"]}
+    )
     figure = personalization_figure(breakdown, ("degress", "perseval"), log=True)
     assert figure.axes[0].get_xscale() == "log"
     assert "log scale" in figure.axes[0].get_xlabel()
