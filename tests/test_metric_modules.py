@@ -148,6 +148,7 @@ def test_docstring_examples_run(registered_modules: str, name: str) -> None:
     [
         "persona_metrics.personalization.scorer",
         "persona_metrics.personalization.params",
+        "persona_metrics.personalization.merge",
         "persona_metrics.signature",
         "persona_metrics.distances",
         "persona_metrics.summary_eval.params",

@@ -5,6 +5,7 @@
 * :mod:`~persona_metrics.personalization.params`: :class:`DistanceChoice` and :class:`PersevalParams`, the
   validated options;
 * :mod:`~persona_metrics.personalization.scorer`: grouping, distance calls and the result objects;
+* :mod:`~persona_metrics.personalization.merge`: the exact merge of results scored on parts of one input;
 * :mod:`~persona_metrics.personalization.comparison`: the paired test of two results on their per-document values;
 * :mod:`~persona_metrics.personalization.stability`: rank stability of a leaderboard under subsampling.
 
@@ -33,6 +34,7 @@ from persona_metrics.personalization.formulas import (
     edp_scores,
     p_accuracy,
 )
+from persona_metrics.personalization.merge import merge_personalization, shard_of
 from persona_metrics.personalization.params import DistanceChoice, PersevalParams, resolve_distance
 from persona_metrics.personalization.scorer import (
     PER_SUMMARY_NAMES,
@@ -75,7 +77,9 @@ __all__ = [
     "document_means",
     "edp_scores",
     "group_documents",
+    "merge_personalization",
     "p_accuracy",
     "resolve_distance",
     "score_personalization",
+    "shard_of",
 ]

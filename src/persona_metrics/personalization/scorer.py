@@ -126,6 +126,7 @@ class PersonalizationResult:
         documents: per-document scores, in first-seen order.
         signature: distance signature, every hyper-parameter and the persona_metrics version.
         intervals: ``{"degress": (lo, hi), "perseval": (lo, hi)}`` when a bootstrap was asked for.
+        params: the hyper-parameters the result was made with (what :func:`merge_personalization` reduces with).
     """
 
     degress: float
@@ -141,6 +142,7 @@ class PersonalizationResult:
     documents: tuple[DocumentScores, ...]
     signature: str
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    params: PersevalParams | None = None
 
     def per_summary(self, name: str) -> list[float | None]:
         """Per-item values of ``"degress"``, ``"perseval"``, ``"edp"`` or ``"accuracy_distance"``.
@@ -376,32 +378,12 @@ class PersonalizationScorer:
         if n_items != self.num_items:
             raise ValueError(f"predictions has {n_items} items but references has {self.num_items}; they must align")
         docs = self._documents(predictions, params)
-        system = aggregate(
-            [d.degress for d in docs],
-            [d.penalties.edp for d in docs],
-            [d.accuracy for d in docs],
-            params.p_acc_alpha,
-            params.p_acc_beta,
-        )
-        intervals: dict[str, tuple[float, float]] = {}
-        if params.bootstrap:
-            for name in ("degress", "perseval"):
-                per_doc = document_means([d.values(name) for d in docs])
-                intervals[name] = bootstrap_interval(per_doc, params.bootstrap, params.seed)
-        return PersonalizationResult(
-            degress=system.degress,
-            egises=system.egises,
-            perseval=system.perseval,
-            edp=system.edp,
-            accuracy_distance=system.accuracy_distance,
-            p_accuracy=system.p_accuracy,
-            accuracy_similarity=system.accuracy_similarity,
+        return system_result(
+            docs,
             num_items=n_items,
-            num_documents=len(docs),
             num_excluded_documents=self.num_excluded_documents,
-            documents=tuple(docs),
             signature=str(Signature.of(self.distance.signature()) + params.signature()),
-            intervals=intervals,
+            params=params,
         )
 
     def _documents(self, predictions: list[str], params: PersevalParams) -> list[DocumentScores]:
@@ -420,6 +402,48 @@ class PersonalizationScorer:
                 g = self.groups[position]
                 docs[position] = DocumentScores(g.key, g.indices, deg_j, acc_j, pen_j)
         return [docs[position] for position in range(len(self.groups))]
+
+
+def system_result(
+    docs: Sequence[DocumentScores],
+    *,
+    num_items: int,
+    num_excluded_documents: int,
+    signature: str,
+    params: PersevalParams,
+) -> PersonalizationResult:
+    """The result of scored documents: system numbers (eqs. 2, 3, 7) and bootstrap intervals, in ``docs``' order.
+
+    The one place where a result's system numbers are made, for a scoring call and for a merge alike.
+    """
+    system = aggregate(
+        [d.degress for d in docs],
+        [d.penalties.edp for d in docs],
+        [d.accuracy for d in docs],
+        params.p_acc_alpha,
+        params.p_acc_beta,
+    )
+    intervals: dict[str, tuple[float, float]] = {}
+    if params.bootstrap:
+        for name in ("degress", "perseval"):
+            per_doc = document_means([d.values(name) for d in docs])
+            intervals[name] = bootstrap_interval(per_doc, params.bootstrap, params.seed)
+    return PersonalizationResult(
+        degress=system.degress,
+        egises=system.egises,
+        perseval=system.perseval,
+        edp=system.edp,
+        accuracy_distance=system.accuracy_distance,
+        p_accuracy=system.p_accuracy,
+        accuracy_similarity=system.accuracy_similarity,
+        num_items=num_items,
+        num_documents=len(docs),
+        num_excluded_documents=num_excluded_documents,
+        documents=tuple(docs),
+        signature=signature,
+        intervals=intervals,
+        params=params,
+    )
 
 
 def _params(params: PersevalParams | None, options: dict[str, Any]) -> PersevalParams:

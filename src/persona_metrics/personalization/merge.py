@@ -1,0 +1,146 @@
+"""Exact merge of DEGRESS / PerSEval results scored on parts of one input (``docs/perseval.md`` §8.3).
+
+Every number of eqs. 1, 4, 5 and 6 belongs to one document: it depends only on that document's users. The system
+numbers (eqs. 2, 3 and 7) are means over documents, and a floating-point mean depends on the order of its terms.
+So a part of the input (a shard) keeps each of its documents' values (:class:`DocumentScores`, the state), and
+:func:`merge_personalization` reduces the documents of all parts in the order the whole input gives them: the order
+of each document's first item, which is the order an unsharded call reduces in. The merged result, bootstrap
+intervals included, is then the unsharded result bit for bit, whatever the order of the parts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Hashable, Sequence
+
+from persona_metrics.personalization.params import PersevalParams
+from persona_metrics.personalization.scorer import DocumentScores, PersonalizationResult, system_result
+
+
+def shard_of(document_id: Hashable, num_shards: int) -> int:
+    """The shard (0 … ``num_shards``−1) of a document: a stable hash of ``str(document_id)``.
+
+    BLAKE2b of the UTF-8 id, so the assignment is the same in every process, machine and Python version (unlike
+    ``hash``): all users of a document land in one shard.
+
+    >>> [shard_of(doc, 3) for doc in ("N1", "N2", "N1")]
+    [2, 1, 2]
+    """
+    if isinstance(num_shards, bool) or not isinstance(num_shards, int):
+        raise TypeError(f"num_shards must be an int, got {type(num_shards).__name__}")
+    if num_shards < 1:
+        raise ValueError(f"num_shards must be >= 1, got {num_shards}")
+    digest = hashlib.blake2b(str(document_id).encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % num_shards
+
+
+def _placed(result: PersonalizationResult, where: Sequence[int], r: int) -> list[DocumentScores]:
+    """``result``'s documents with their items' positions in the whole input (``where[i]`` for item i)."""
+    if len(where) != result.num_items:
+        raise ValueError(f"positions[{r}] has {len(where)} positions but results[{r}] has {result.num_items} items")
+    docs = []
+    for doc in result.documents:
+        indices = tuple(where[i] for i in doc.indices)
+        if list(indices) != sorted(indices):
+            raise ValueError(
+                f"results[{r}]: the items of document {doc.key!r} are not in input order (positions {indices}); "
+                "a part keeps its rows in the order of the whole input"
+            )
+        docs.append(DocumentScores(doc.key, indices, doc.degress, doc.accuracy, doc.penalties))
+    return docs
+
+
+def _common_params(results: Sequence[PersonalizationResult]) -> PersevalParams:
+    """The params all ``results`` were scored with (equal signatures), checked."""
+    if isinstance(results, PersonalizationResult) or not isinstance(results, Sequence):
+        raise TypeError(f"results must be a sequence of PersonalizationResult, got {type(results).__name__}")
+    if not results:
+        raise ValueError("results is empty: give at least one PersonalizationResult")
+    for r, result in enumerate(results):
+        if not isinstance(result, PersonalizationResult):
+            raise TypeError(f"results[{r}] must be a PersonalizationResult, got {type(result).__name__}")
+        if result.params is None:
+            raise TypeError(f"results[{r}] carries no params; merge results made by score_personalization")
+        if result.signature != results[0].signature:
+            raise ValueError(
+                f"results[{r}] was scored as {result.signature!r}, results[0] as {results[0].signature!r}; "
+                "only results of the same distance and hyper-parameters merge"
+            )
+    params = results[0].params
+    if params is None:  # checked above; narrows the type
+        raise TypeError("results[0] carries no params")
+    return params
+
+
+def _positions(
+    results: Sequence[PersonalizationResult], positions: Sequence[Sequence[int]] | None
+) -> Sequence[Sequence[int]]:
+    """Each result's items' positions in the whole input (default: consecutive slices), checked."""
+    if positions is None:
+        starts = [sum(result.num_items for result in results[:r]) for r in range(len(results))]
+        positions = [range(start, start + result.num_items) for start, result in zip(starts, results, strict=True)]
+    elif len(positions) != len(results):
+        raise ValueError(f"positions has {len(positions)} entries but results has {len(results)}")
+    num_items = sum(result.num_items for result in results)
+    if sorted(p for where in positions for p in where) != list(range(num_items)):
+        raise ValueError(f"positions must be a permutation of 0 … {num_items - 1} (the whole input's items)")
+    return positions
+
+
+def merge_personalization(
+    results: Sequence[PersonalizationResult], positions: Sequence[Sequence[int]] | None = None
+) -> PersonalizationResult:
+    """One result from results scored on disjoint parts of one input, equal to scoring the whole input at once.
+
+    Each part must hold all the users of each of its documents, in input order (split by document, e.g. by a
+    hash of the document id, as ``persona-metrics score --shard`` does), and all parts must be scored with the
+    same distance and hyper-parameters (equal signatures). The documents are reduced in the order of their first
+    item in the whole input, so every system number, per-document and per-summary value and bootstrap interval is
+    the unsharded call's, bit for bit, whatever the order of ``results``.
+
+    Args:
+        results: the parts' results (at least one).
+        positions: per result, the position of each of its items in the whole input (``positions[r][i]`` for
+            item i of ``results[r]``; together a permutation of ``0 … N−1``). Default: the results are consecutive
+            slices of the input, in the order given.
+
+    Returns:
+        The merged :class:`PersonalizationResult` (``per_summary`` aligned with the whole input).
+
+    Raises:
+        TypeError: ``results`` holds something other than a :class:`PersonalizationResult` with its params.
+        ValueError: no result, unequal signatures, a document in two parts, or positions that are not a
+            permutation of the whole input (each names the result's index).
+
+    Example:
+        >>> from persona_metrics.personalization import merge_personalization, score_personalization
+        >>> docs = ["A port strike halts exports.", "A port strike halts exports.", "Rain floods the valley.",
+        ...         "Rain floods the valley."]
+        >>> refs = ["exports stop", "dock workers walk out", "the valley floods", "farms lose crops"]
+        >>> preds = ["exports halt", "workers strike", "floods hit", "crops are lost"]
+        >>> whole = score_personalization(preds, refs, docs)
+        >>> parts = [score_personalization(preds[i:i + 2], refs[i:i + 2], docs[i:i + 2]) for i in (2, 0)]
+        >>> merge_personalization(parts, positions=[[2, 3], [0, 1]]).perseval == whole.perseval
+        True
+    """
+    params = _common_params(results)
+    positions = _positions(results, positions)
+    owner: dict[Hashable, int] = {}
+    docs: list[DocumentScores] = []
+    for r, (result, where) in enumerate(zip(results, positions, strict=True)):
+        for doc in _placed(result, where, r):
+            if doc.key in owner:
+                raise ValueError(
+                    f"document {doc.key!r} is in results[{owner[doc.key]}] and results[{r}]; a document's users "
+                    "must all be scored in one part"
+                )
+            owner[doc.key] = r
+            docs.append(doc)
+    docs.sort(key=lambda doc: doc.indices[0])  # first-seen order of the whole input: the unsharded reduction order
+    return system_result(
+        docs,
+        num_items=sum(result.num_items for result in results),
+        num_excluded_documents=sum(result.num_excluded_documents for result in results),
+        signature=results[0].signature,
+        params=params,
+    )
