@@ -31,6 +31,7 @@ FLOORS: dict[str, int] = {
     "formatting": 1,
     "progress": 1,
     "params": 1,
+    "merging": 1,
     "significance": 2,
     "resources": 2,
     "distances": 3,

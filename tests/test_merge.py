@@ -128,7 +128,12 @@ def part(rows: list[int], **options):
         (lambda: [part([0, 1]), part([0, 1])], None, ValueError, r"in results\[0\] and results\[1\]"),
         (lambda: [part([0, 1]), part([2, 3])], [[0, 1]], ValueError, "positions has 1 entries"),
         (lambda: [part([0, 1]), part([2, 3])], [[0, 1], [1, 3]], ValueError, "permutation of 0 … 3"),
-        (lambda: [part([0, 1]), part([2, 3])], [[0, 1], [2, 3, 4]], ValueError, "permutation"),
+        (
+            lambda: [part([0, 1]), part([2, 3])],
+            [[0, 1], [2, 3, 4]],
+            ValueError,
+            r"positions\[1\] has 3 positions but results\[1\] has 2",
+        ),
         (lambda: [part([0, 1]), part([2, 3])], [[1, 0], [2, 3]], ValueError, r"results\[0\]: the items of document"),
     ],
 )

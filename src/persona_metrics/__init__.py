@@ -10,6 +10,8 @@ evaluate's modules cache (once per version; a few milliseconds when already done
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from typing import Any
 
 from persona_metrics.integrations.registry import available_metrics, load, metric_script, modules_cache, register
 from persona_metrics.signature import __version__
@@ -18,7 +20,18 @@ from persona_metrics.validation import PersonaMetricsWarning, warn
 #: Names of the bundled evaluate modules.
 METRICS: tuple[str, ...] = available_metrics()
 
-__all__ = ["METRICS", "PersonaMetricsWarning", "__version__", "load", "metric_script", "register"]
+__all__ = ["METRICS", "PersonaMetricsWarning", "__version__", "load", "merge", "metric_script", "register"]
+
+
+def merge(results: Sequence[Any], positions: Sequence[Sequence[int]] | None = None) -> Any:
+    """One result from results scored on parts of one input, bit for bit the unsharded call's.
+
+    See :func:`persona_metrics.integrations.merge.merge` (imported on first use: ``import persona_metrics`` stays
+    light).
+    """
+    from persona_metrics.integrations.merge import merge as merge_results
+
+    return merge_results(results, positions)
 
 
 #: Environment variable that turns off the registration at import (any value but "" and "0").

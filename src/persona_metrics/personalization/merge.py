@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Hashable, Sequence
 
+from persona_metrics.merging import check_positions, check_results
 from persona_metrics.personalization.params import PersevalParams
 from persona_metrics.personalization.scorer import DocumentScores, PersonalizationResult, system_result
 
@@ -36,8 +37,6 @@ def shard_of(document_id: Hashable, num_shards: int) -> int:
 
 def _placed(result: PersonalizationResult, where: Sequence[int], r: int) -> list[DocumentScores]:
     """``result``'s documents with their items' positions in the whole input (``where[i]`` for item i)."""
-    if len(where) != result.num_items:
-        raise ValueError(f"positions[{r}] has {len(where)} positions but results[{r}] has {result.num_items} items")
     docs = []
     for doc in result.documents:
         indices = tuple(where[i] for i in doc.indices)
@@ -52,13 +51,8 @@ def _placed(result: PersonalizationResult, where: Sequence[int], r: int) -> list
 
 def _common_params(results: Sequence[PersonalizationResult]) -> PersevalParams:
     """The params all ``results`` were scored with (equal signatures), checked."""
-    if isinstance(results, PersonalizationResult) or not isinstance(results, Sequence):
-        raise TypeError(f"results must be a sequence of PersonalizationResult, got {type(results).__name__}")
-    if not results:
-        raise ValueError("results is empty: give at least one PersonalizationResult")
+    results = check_results(results, PersonalizationResult)
     for r, result in enumerate(results):
-        if not isinstance(result, PersonalizationResult):
-            raise TypeError(f"results[{r}] must be a PersonalizationResult, got {type(result).__name__}")
         if result.params is None:
             raise TypeError(f"results[{r}] carries no params; merge results made by score_personalization")
         if result.signature != results[0].signature:
@@ -70,21 +64,6 @@ def _common_params(results: Sequence[PersonalizationResult]) -> PersevalParams:
     if params is None:  # checked above; narrows the type
         raise TypeError("results[0] carries no params")
     return params
-
-
-def _positions(
-    results: Sequence[PersonalizationResult], positions: Sequence[Sequence[int]] | None
-) -> Sequence[Sequence[int]]:
-    """Each result's items' positions in the whole input (default: consecutive slices), checked."""
-    if positions is None:
-        starts = [sum(result.num_items for result in results[:r]) for r in range(len(results))]
-        positions = [range(start, start + result.num_items) for start, result in zip(starts, results, strict=True)]
-    elif len(positions) != len(results):
-        raise ValueError(f"positions has {len(positions)} entries but results has {len(results)}")
-    num_items = sum(result.num_items for result in results)
-    if sorted(p for where in positions for p in where) != list(range(num_items)):
-        raise ValueError(f"positions must be a permutation of 0 … {num_items - 1} (the whole input's items)")
-    return positions
 
 
 def merge_personalization(
@@ -124,7 +103,7 @@ def merge_personalization(
         True
     """
     params = _common_params(results)
-    positions = _positions(results, positions)
+    positions = check_positions([result.num_items for result in results], positions)
     owner: dict[Hashable, int] = {}
     docs: list[DocumentScores] = []
     for r, (result, where) in enumerate(zip(results, positions, strict=True)):
