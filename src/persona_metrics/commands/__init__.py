@@ -8,6 +8,8 @@ A bad input raises :class:`~persona_metrics.commands.output.InputError`; ``perso
 
 * ``score``: one metric over a JSON-lines file (:mod:`~persona_metrics.commands.score`);
 * ``pens``: the PENS personalization leaderboard (:mod:`~persona_metrics.commands.pens`);
+* ``merge``: the states files of a sharded ``score`` / ``pens`` run, printed as the unsharded run prints
+  (:mod:`~persona_metrics.commands.merge`);
 * ``cnndm``: persona quality of summarizers on CNN/DailyMail (:mod:`~persona_metrics.commands.cnndm`);
 * ``pipeline``: the persona-quality batch pipeline (:mod:`~persona_metrics.commands.pipeline`);
 * ``judge-check``: does a judge separate faithful summaries from false-fact copies?
@@ -32,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "score": "score",
     "pens": "pens",
     "cnndm": "cnndm",
+    "merge": "merge",
     "pipeline": "pipeline",
     "judge-check": "judge_check",
     "validity": "validity",

@@ -153,6 +153,31 @@ def add_micro_argument(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
+    """``-q/--quiet``: print the score only (see :func:`quiet_text`)."""
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print the score only, at full precision (a leaderboard: one 'system<TAB>score' line per rank); notes "
+        "go to standard error",
+    )
+
+
+def quiet_text(rows: Sequence[Mapping[str, Any]], key: str) -> str:
+    r"""``-q`` output: the ``key`` value of a single row, or ``system<TAB>value`` per row (``null`` where None).
+
+    >>> quiet_text([{"system": "a", "vert": 0.5}], "vert")
+    '0.5\n'
+    >>> quiet_text([{"system": "a", "perseval": 0.5}, {"system": "b", "perseval": None}], "perseval")
+    'a\t0.5\nb\tnull\n'
+    """
+    values = [json.dumps(plain(row.get(key))) for row in rows]
+    if len(rows) == 1:
+        return values[0] + "\n"
+    return "".join(f"{row['system']}\t{value}\n" for row, value in zip(rows, values, strict=True))
+
+
 def check_resamples_option(value: int, option: str) -> int:
     """``value`` if it is 0 (off) or positive.
 

@@ -155,6 +155,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="bootstrap, significance and subsampling seed")
     add_significance_argument(parser, "--seed")
     parser.add_argument("--plot", action=argparse.BooleanOptionalAction, default=True, help="write leaderboard.png")
+    parser.add_argument(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help="score only shard I of N (the articles a stable hash of the news id assigns to it) and write its states "
+        "to --states instead of the report; persona-metrics merge prints the whole report",
+    )
+    parser.add_argument("--states", type=Path, default=None, metavar="OUT.jsonl", help="where --shard writes states")
 
 
 def load_models(ds: Dataset, baselines: Sequence[str], files: Sequence[Path]) -> dict[str, list[str]]:
@@ -272,16 +280,25 @@ def score_distance(
     ds: Dataset, models: Mapping[str, Sequence[str]], distance: str, args: argparse.Namespace
 ) -> DistanceBoard:
     """Score every model with one distance and build that distance's tables."""
-    import numpy as np
-
     from persona_metrics.personalization import PersonalizationScorer
-    from persona_metrics.personalization.stability import stability
 
     scorer = PersonalizationScorer(ds["reference"], ds["document"], ds["news_id"], distance=distance)
     results = {
         name: scorer.score(preds, beta=args.beta, bootstrap=args.bootstrap, seed=args.seed)
         for name, preds in progress_bar(models.items(), desc=f"pens: scoring ({distance})")
     }
+    ids = {"user_id": list(ds["user_id"]), "news_id": list(ds["news_id"])}
+    return distance_board(distance, results, ids, args)
+
+
+def distance_board(
+    distance: str, results: Mapping[str, PersonalizationResult], ids: Mapping[str, Sequence[str]], args: Any
+) -> DistanceBoard:
+    """One distance's tables from its scored (or merged) results; ``args`` gives the seed and the test's resamples."""
+    import numpy as np
+
+    from persona_metrics.personalization.stability import stability
+
     ranked = sorted(results, key=lambda name: -results[name].perseval)
     signature = results[ranked[0]].signature
     comparisons = adjacent_tests(ranked, results, args.significance_resamples, args.seed)
@@ -291,7 +308,6 @@ def score_distance(
         st = stability(per_document, seed=args.seed)
         stab += stability_rows(distance, measure, st, signature)
         summary.append(stability_summary_row(distance, measure, st, signature))
-    ids = {"user_id": list(ds["user_id"]), "news_id": list(ds["news_id"])}
     return DistanceBoard(
         distance=distance,
         signature=signature,
@@ -472,6 +488,67 @@ def plot_leaderboard(boards: Sequence[DistanceBoard], path: Path, dataset: str, 
     plt.close(fig)
 
 
+#: The ``pens`` options a states file keeps (what shapes the report).
+STATE_OPTIONS: tuple[str, ...] = ("beta", "bootstrap", "seed", "significance_resamples", "distance", "baselines")
+
+
+def report_header(pens_dir: object, num_rows: int, beta: float) -> str:
+    """The report's first line."""
+    return f"# PENS leaderboard: {pens_dir} ({num_rows} summaries per model, beta {beta:g})"
+
+
+def pens_states(ds: Dataset, models: Mapping[str, Sequence[str]], args: argparse.Namespace) -> str:
+    """The states file of shard ``args.shard`` (``I/N``): every distance's per-article states of every model."""
+    from collections import Counter
+
+    from persona_metrics.integrations.states import (
+        board_entry,
+        digest,
+        document_line,
+        excluded_line,
+        parse_shard,
+        shard_items,
+        states_text,
+    )
+    from persona_metrics.personalization import PersevalParams, PersonalizationScorer, resolve_distance
+    from persona_metrics.personalization.scorer import result_signature
+
+    shard = parse_shard(args.shard)
+    keys = [str(k) for k in ds["news_id"]]
+    counts = Counter(keys)
+    rows = shard_items(keys, *shard)
+    scored = [i for i in rows if counts[keys[i]] >= 2]
+    lines = [excluded_line(keys[i], [i]) for i in rows if counts[keys[i]] < 2]
+    params = PersevalParams(beta=args.beta, bootstrap=args.bootstrap, seed=args.seed)
+    boards = {}
+    refs, docs = list(ds["reference"]), list(ds["document"])
+    for dist in args.distance:
+        boards[dist] = board_entry(result_signature(resolve_distance(dist), params), params)
+        if scored:
+            scorer = PersonalizationScorer([refs[i] for i in scored], [docs[i] for i in scored],
+                                           [keys[i] for i in scored], distance=dist)  # fmt: skip
+            for name, preds in models.items():
+                result = scorer.score([preds[i] for i in scored], params=params)
+                lines += [document_line(dist, name, doc, scored) for doc in result.documents]
+    files = [Path(args.pens_dir) / "news.tsv", Path(args.pens_dir) / "personalized_test.tsv", *args.predictions]
+    header = {
+        "command": NAME, "metric": "perseval", "input": str(args.pens_dir),
+        "input_sha256": digest(Path(f).read_bytes() for f in files), "num_items": ds.num_rows,
+        "shard": shard[0], "num_shards": shard[1], "options": {k: getattr(args, k) for k in STATE_OPTIONS},
+        "systems": list(models), "boards": boards, "notes": [],
+    }  # fmt: skip
+    return states_text(header, lines)
+
+
+def merged_report(merged: Any) -> tuple[str, list[dict[str, Any]]]:
+    """The report of the unsharded run and its leaderboard rows, from the merged states of its shards."""
+    options = merged.header["options"]
+    args = argparse.Namespace(**options)
+    boards = [distance_board(dist, results, {}, args) for dist, results in merged.results.items()]
+    header = report_header(merged.header["input"], merged.header["num_items"], options["beta"])
+    return leaderboard_markdown(boards, header, args), [row for b in boards for row in b.rows]
+
+
 def run(args: argparse.Namespace) -> int:
     """Score, rank, test, write the files (with ``--out``) and print the report."""
     from persona_metrics.datasets.pens import load_pens
@@ -484,11 +561,17 @@ def run(args: argparse.Namespace) -> int:
         models = load_models(ds, args.baselines, args.predictions)
     if len(models) < 2:
         raise InputError("need at least two models (baselines or prediction files) to rank")
+    if args.shard is not None or args.states is not None:
+        if args.shard is None or args.states is None or args.out is not None:
+            raise InputError("--shard I/N and --states OUT.jsonl go together, without --out (see docs/scaling.md §2)")
+        with input_errors():
+            write_text(args.states, pens_states(ds, models, args))
+        return 0
     boards = []
     for dist in args.distance:
         with input_errors():
             boards.append(score_distance(ds, models, dist, args))
-    header = f"# PENS leaderboard: {args.pens_dir} ({ds.num_rows} summaries per model, beta {args.beta:g})"
+    header = report_header(args.pens_dir, ds.num_rows, args.beta)
     report = leaderboard_markdown(boards, header, args)
     if args.out is not None:
         write_outputs(args.out, boards, report, args)

@@ -7,7 +7,7 @@ import itertools
 import sys
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,7 @@ from persona_metrics.commands.output import (
     add_format_argument,
     add_micro_argument,
     add_option_argument,
+    add_quiet_argument,
     add_significance_argument,
     captured_notes,
     check_option_names,
@@ -29,6 +30,7 @@ from persona_metrics.commands.output import (
     markdown_table,
     merge_intervals,
     parse_options,
+    quiet_text,
     render_rows,
     write_text,
 )
@@ -37,15 +39,17 @@ from persona_metrics.params import Params, option_names
 from persona_metrics.persona.params import QualityParams, StyleParams
 from persona_metrics.persona.samples import BUILTIN_PERSONAS
 from persona_metrics.personalization.params import DistanceChoice, PersevalParams
+from persona_metrics.summary_eval.params import SummaryEvalParams
 from persona_metrics.vert.params import VertParams
 
 if TYPE_CHECKING:
     from persona_metrics.datasets.personalization import PersonalizationSample
+    from persona_metrics.integrations.states import MergedStates
     from persona_metrics.personalization import PersonalizationResult
     from persona_metrics.significance import PairedTest
 
 NAME = "score"
-HELP = "score a JSON-lines file with one metric (perseval, degress, persona_style, persona_quality, vert)"
+HELP = "score a JSON-lines file with one metric (perseval, degress, persona_style, persona_quality, vert, summary_eval)"
 
 #: The params classes behind each metric's ``-o KEY=VALUE`` options: those of its evaluate module (``_params``).
 #: A perseval / degress leaderboard reports PerSEval, DEGRESS and P-Acc together, so both take every field.
@@ -55,6 +59,16 @@ PARAMS: dict[str, tuple[type[Params], ...]] = {
     "persona_style": (StyleParams,),
     "persona_quality": (QualityParams,),
     "vert": (VertParams,),
+    "summary_eval": (SummaryEvalParams,),
+}
+#: The score ``-q`` prints, per metric.
+HEADLINE: dict[str, str] = {
+    "perseval": "perseval",
+    "degress": "degress",
+    "persona_style": "style_similarity",
+    "persona_quality": "overall_quality",
+    "vert": "vert",
+    "summary_eval": "overall",
 }
 #: ``-o KEY=VALUE`` names per metric: as in ``evaluate.load(METRIC).compute`` (see each metric's card).
 OPTIONS: dict[str, tuple[str, ...]] = {metric: option_names(params) for metric, params in PARAMS.items()}
@@ -134,13 +148,27 @@ class Report:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """METRIC, FILE, ``--format``, ``--option``, ``--significance-resamples`` and ``--micro``."""
+    """METRIC, FILE, ``--format``, ``-q``, ``--option``, ``--significance-resamples``, ``--micro``, shard, judge."""
+    from persona_metrics.commands.judge_options import add_judge_arguments
+
     parser.add_argument("metric", choices=tuple(OPTIONS), metavar="METRIC", help=f"one of {', '.join(OPTIONS)}")
-    parser.add_argument("file", type=Path, metavar="FILE", help="JSON lines (see above for what a line holds)")
+    parser.add_argument("file", type=Path, metavar="FILE", help="JSON lines (what a line holds: above); - reads stdin")
     add_format_argument(parser, "-f", "--format")
+    add_quiet_argument(parser)
     add_option_argument(parser)
     add_significance_argument(parser, "-o seed (perseval, degress)")
     add_micro_argument(parser, "see above")
+    parser.add_argument(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help="score only shard I of N (perseval, degress: the documents a stable hash of the document id assigns to "
+        "it) and write its states to --states instead of printing; persona-metrics merge prints the whole result",
+    )
+    parser.add_argument("--states", type=Path, default=None, metavar="OUT.jsonl", help="where --shard writes states")
+    add_judge_arguments(
+        parser, "summary_eval accuracy judge (optional; without one accuracy and overall are null)", False
+    )
 
 
 # --- perseval / degress --------------------------------------------------------------------------------
@@ -185,7 +213,7 @@ def adjacent_tests(
 
 
 def _leaderboard_table(
-    path: Path,
+    path: str,
     num_items: int,
     board: Sequence[tuple[str, PersonalizationResult]],
     tests: Mapping[str, tuple[str, PairedTest]],
@@ -231,6 +259,11 @@ def _micro_rows(sample: PersonalizationSample, board: Sequence[tuple[str, Person
     return rows
 
 
+def _ranked(results: Mapping[str, PersonalizationResult], metric: str) -> list[tuple[str, PersonalizationResult]]:
+    """The systems best first by ``metric`` (ties keep the scoring order)."""
+    return sorted(results.items(), key=lambda kv: -getattr(kv[1], metric))
+
+
 def score_personalization_file(
     metric: str, path: Path, options: Mapping[str, Any], significance_resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES
 ) -> Report:
@@ -245,19 +278,116 @@ def score_personalization_file(
     check_option_names(options, OPTIONS[metric], metric)
     sample = read_personalization_jsonl(path)
     results, notes, seed = _score_systems(sample, options)
-    board = sorted(results.items(), key=lambda kv: -getattr(kv[1], metric))
-    tests = adjacent_tests(metric, board, significance_resamples, seed)
+    report = personalization_report(metric, str(path), sample.num_items, results, notes, (seed, significance_resamples))
+    return replace(report, micro=_micro_rows(sample, _ranked(results, metric)))
+
+
+def personalization_report(
+    metric: str,
+    path: str,
+    num_items: int,
+    results: Mapping[str, PersonalizationResult],
+    notes: list[str],
+    test: tuple[int, int],
+) -> Report:
+    """The leaderboard of scored (or merged) results: rows, the table, the notes (no per-summary rows).
+
+    Args:
+        metric: ``perseval`` or ``degress`` (the ranking).
+        path: the input as named on the command line.
+        num_items: the input's lines.
+        results: ``{system: result}`` in scoring order.
+        notes: the scoring's warnings.
+        test: ``(seed, resamples)`` of the adjacent-rank tests.
+    """
+    board = _ranked(results, metric)
+    tests = adjacent_tests(metric, board, test[1], test[0])
     rows = []
     for name, r in board:
         nxt = tests.get(name)
         row = {"system": name, **r.as_dict(), "next_system": nxt and nxt[0], "p_vs_next": nxt and nxt[1].p_value}
         rows.append({**row, "signature": r.signature})
     first = board[0][1]
-    lines = _leaderboard_table(path, sample.num_items, board, tests, metric)
+    lines = _leaderboard_table(path, num_items, board, tests, metric)
     lines += ["", f"documents scored: {first.num_documents}, excluded (one reference): {first.num_excluded_documents}"]
     lines += [f"note: {n}" for n in notes]
     lines += [f"signature: {first.signature}"]
-    return Report(rows, "\n".join(lines) + "\n", notes, _micro_rows(sample, board))
+    return Report(rows, "\n".join(lines) + "\n", notes)
+
+
+def _shard_lines(
+    sample: PersonalizationSample, rows: list[int], scorer_args: tuple[dict[str, Any], PersevalParams], board: str
+) -> list[dict[str, Any]]:
+    """The states lines of the shard's ``rows``: each single-reference document, then every system's documents."""
+    from collections import Counter
+
+    from persona_metrics.datasets.personalization import leaderboard_systems
+    from persona_metrics.integrations.states import document_line, excluded_line
+    from persona_metrics.personalization import PersonalizationScorer
+
+    keys: Sequence[str] = sample.document_ids if sample.document_ids is not None else sample.documents
+    counts = Counter(keys)
+    alone = [i for i in rows if counts[keys[i]] < 2]
+    lines = [excluded_line(keys[i], [i]) for i in alone]
+    scored = [i for i in rows if counts[keys[i]] >= 2]
+    if not scored:  # nothing to score here: the header and the excluded documents still make a valid file
+        return lines
+    distance, params = scorer_args
+    ids = None if sample.document_ids is None else [keys[i] for i in scored]
+    scorer = PersonalizationScorer(
+        [sample.references[i] for i in scored], [sample.documents[i] for i in scored], ids, **distance
+    )
+    for name, preds in leaderboard_systems(sample).items():
+        result = scorer.score([preds[i] for i in scored], params=params)
+        lines += [document_line(board, name, doc, scored) for doc in result.documents]
+    return lines
+
+
+def personalization_states(
+    metric: str, path: Path, options: Mapping[str, Any], significance_resamples: int, shard: tuple[int, int]
+) -> str:
+    """The states file of shard ``shard = (I, N)`` of a perseval / degress leaderboard (``docs/scaling.md`` §2).
+
+    The shard holds the documents :func:`~persona_metrics.personalization.shard_of` gives it (all users of a
+    document together); ``persona-metrics merge`` of the N files prints what the unsharded run prints.
+    """
+    from persona_metrics.datasets.jsonl import read_input_bytes
+    from persona_metrics.datasets.personalization import leaderboard_systems, read_personalization_jsonl
+    from persona_metrics.integrations.states import board_entry, digest, shard_items, states_text
+    from persona_metrics.personalization.scorer import result_signature
+
+    check_option_names(options, OPTIONS[metric], metric)
+    sample = read_personalization_jsonl(path)
+    keys = sample.document_ids if sample.document_ids is not None else sample.documents
+    distance, params_options = DistanceChoice.split(options)
+    params_options.setdefault("bootstrap", DEFAULT_BOOTSTRAP)
+    with captured_notes() as notes, input_errors(TypeError):
+        params = PersevalParams(**params_options)
+        board = DistanceChoice(**distance).resolve()
+        lines = _shard_lines(sample, shard_items(keys, *shard), (distance, params), board.name)
+    header = {
+        "command": NAME,
+        "metric": metric,
+        "input": str(path),
+        "input_sha256": digest([read_input_bytes(path)]),
+        "num_items": sample.num_items,
+        "shard": shard[0],
+        "num_shards": shard[1],
+        "options": {"options": dict(options), "significance_resamples": significance_resamples},
+        "systems": list(leaderboard_systems(sample)),
+        "boards": {board.name: board_entry(result_signature(board, params), params)},
+        "notes": notes,
+    }
+    return states_text(header, lines)
+
+
+def merged_report(merged: MergedStates) -> Report:
+    """The leaderboard of a merged sharded run (``persona-metrics merge``), as the unsharded run prints it."""
+    header = merged.header
+    (results,) = merged.results.values()
+    seed = next(iter(results.values())).params
+    test = (seed.seed if seed is not None else 0, int(header["options"]["significance_resamples"]))
+    return personalization_report(header["metric"], header["input"], header["num_items"], results, merged.notes, test)
 
 
 # --- persona_style / persona_quality -------------------------------------------------------------------
@@ -332,6 +462,25 @@ def score_vert_file(metric: str, path: Path, options: Mapping[str, Any]) -> Repo
     return Report([row], _single_table(metric, path, row), notes, micro)
 
 
+def score_summary_eval_file(args: argparse.Namespace, options: Mapping[str, Any]) -> Report:
+    """SummaryEval of a file of ``{prediction, source}`` lines: completeness and coherence, accuracy with a judge."""
+    from persona_metrics.commands.judge_options import make_judge
+    from persona_metrics.datasets.jsonl import read_string_columns
+    from persona_metrics.summary_eval.scorer import SummaryEvalScorer
+
+    check_option_names(options, OPTIONS[args.metric], args.metric)
+    cols = read_string_columns(args.file, ("prediction", "source"), nonempty=("source",))
+    judge = make_judge(args)
+    with captured_notes() as notes, input_errors(TypeError):
+        result = SummaryEvalScorer(judge, **options).score(cols["prediction"], cols["source"])
+    stem = Path(args.file).stem
+    row = {"system": stem, "n": len(result), **result.means(), "signature": result.signature}
+    if result.note is not None:
+        notes.append(f"{result.note}; here: -m/--model (and --base-url)" if judge is None else result.note)
+    micro = item_rows(result.per_item(), system=stem, signature=result.signature)
+    return Report([row], _single_table(args.metric, Path(args.file), row), notes, micro)
+
+
 #: METRIC → the function scoring a file with it.
 SCORERS: dict[str, Callable[[str, Path, Mapping[str, Any]], Report]] = {
     "perseval": score_personalization_file,
@@ -342,21 +491,60 @@ SCORERS: dict[str, Callable[[str, Path, Mapping[str, Any]], Report]] = {
 }
 
 
+def _write_shard(args: argparse.Namespace, options: Mapping[str, Any], resamples: int) -> int:
+    """``--shard I/N --states OUT``: write the shard's states (nothing on standard output but one line saying where)."""
+    from persona_metrics.integrations.states import parse_shard
+
+    if args.states is None or args.metric not in ("perseval", "degress") or args.micro is not None:
+        raise InputError(
+            "--shard needs --states OUT.jsonl, works for perseval and degress (documents are sharded), and takes no "
+            "--micro; see docs/scaling.md section 2"
+        )
+    with input_errors():
+        text = personalization_states(args.metric, args.file, options, resamples, parse_shard(args.shard))
+        write_text(args.states, text)
+    sys.stderr.write(
+        f"shard {args.shard}: states written to {args.states}; merge the shards with persona-metrics merge\n"
+    )
+    return 0
+
+
+def score_file(args: argparse.Namespace, options: Mapping[str, Any], resamples: int) -> Report:
+    """The report of ``args.metric`` on ``args.file``."""
+    if args.metric in ("perseval", "degress"):
+        return score_personalization_file(args.metric, args.file, options, resamples)
+    if args.metric == "summary_eval":
+        return score_summary_eval_file(args, options)
+    return SCORERS[args.metric](args.metric, args.file, options)
+
+
 def run(args: argparse.Namespace) -> int:
     """Score, print and (``--micro``) write the per-summary lines; notes go to standard error for JSON and CSV."""
     options = parse_options(args.options)
     resamples = check_resamples_option(args.significance_resamples, "--significance-resamples")
+    if args.shard is not None or args.states is not None:
+        if args.shard is None:
+            raise InputError("--states is written by --shard I/N; give both")
+        return _write_shard(args, options, resamples)
     with input_errors():
-        if args.metric in ("perseval", "degress"):
-            report = score_personalization_file(args.metric, args.file, options, resamples)
-        else:
-            report = SCORERS[args.metric](args.metric, args.file, options)
+        report = score_file(args, options, resamples)
         if args.micro is not None:
             write_text(args.micro, jsonl_text(report.micro))
-    emit(render_rows(report.rows, args.format, report.table))
-    if args.format != "table":
-        sys.stderr.writelines(f"note: {n}\n" for n in report.notes)
+    print_report(report, args.format, args.quiet, HEADLINE[args.metric])
     return 0
+
+
+def print_report(report: Report, fmt: str, quiet: bool, headline: str) -> None:
+    """The report on standard output (``quiet``: the ``headline`` score only), its notes on standard error.
+
+    The table carries its notes; JSON, CSV and ``-q`` keep standard output clean, so the notes go to standard error.
+    """
+    if quiet:
+        emit(quiet_text(report.rows, headline))
+    else:
+        emit(render_rows(report.rows, fmt, report.table))
+    if quiet or fmt != "table":
+        sys.stderr.writelines(f"note: {n}\n" for n in report.notes)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

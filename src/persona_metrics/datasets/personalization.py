@@ -21,7 +21,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from persona_metrics.datasets.jsonl import check_string_fields, iter_jsonl
+from persona_metrics.datasets.jsonl import check_string_fields, input_name, iter_jsonl
 
 #: Keys every line must have (besides ``predictions`` or ``prediction``).
 REQUIRED_KEYS: tuple[str, ...] = ("document", "reference")
@@ -117,7 +117,7 @@ def read_personalization_jsonl(path: str | Path, single_name: str | None = None)
     """
     rows, lines, kinds = [], [], set()
     for lineno, row in iter_jsonl(path):
-        where = f"{path}:{lineno}"
+        where = f"{input_name(path)}:{lineno}"
         check_string_fields(row, REQUIRED_KEYS, where, nonempty=REQUIRED_KEYS)
         preds, single = _line_predictions(row, where)
         kinds.add(single)
@@ -126,15 +126,15 @@ def read_personalization_jsonl(path: str | Path, single_name: str | None = None)
         rows.append((lineno, row))
         lines.append((lineno, preds))
     if not rows:
-        raise ValueError(f"{path}: no line (expected one JSON object per line: {LINE_FORMAT})")
+        raise ValueError(f"{input_name(path)}: no line (expected one JSON object per line: {LINE_FORMAT})")
     single = kinds.pop()
-    predictions = _align_models(lines, path)
+    predictions = _align_models(lines, input_name(path))
     if single:
         predictions = {single_name or Path(path).stem: predictions[""]}
     return PersonalizationSample(
         documents=[row["document"] for _, row in rows],
         references=[row["reference"] for _, row in rows],
-        document_ids=_check_ids(rows, path),
+        document_ids=_check_ids(rows, input_name(path)),
         user_ids=[str(row.get("user_id", "")) for _, row in rows],
         predictions=predictions,
         single=single,

@@ -104,22 +104,64 @@ def merge_personalization(
     """
     params = _common_params(results)
     positions = check_positions([result.num_items for result in results], positions)
+    parts = [_placed(result, where, r) for r, (result, where) in enumerate(zip(results, positions, strict=True))]
+    return merge_documents(
+        parts,
+        num_items=sum(result.num_items for result in results),
+        num_excluded_documents=sum(result.num_excluded_documents for result in results),
+        signature=results[0].signature,
+        params=params,
+        names=[f"results[{r}]" for r in range(len(results))],
+    )
+
+
+def merge_documents(
+    parts: Sequence[Sequence[DocumentScores]],
+    *,
+    num_items: int,
+    num_excluded_documents: int,
+    signature: str,
+    params: PersevalParams,
+    names: Sequence[str] | None = None,
+) -> PersonalizationResult:
+    """The result of the parts' scored documents, their ``indices`` already positions in the whole input.
+
+    The documents are reduced in the order of their first item (the unsharded call's order); this is the step
+    :func:`merge_personalization` and the CLI's states files (:mod:`persona_metrics.integrations.states`) share.
+
+    Args:
+        parts: per part, its scored documents.
+        num_items: items of the whole input.
+        num_excluded_documents: single-reference documents of the whole input.
+        signature: the parts' common signature.
+        params: the hyper-parameters they were scored with.
+        names: what an error calls each part (default ``parts[r]``).
+
+    Raises:
+        ValueError: a document in two parts (both named), or no scored document at all.
+    """
+    names = list(names) if names is not None else [f"parts[{r}]" for r in range(len(parts))]
     owner: dict[Hashable, int] = {}
     docs: list[DocumentScores] = []
-    for r, (result, where) in enumerate(zip(results, positions, strict=True)):
-        for doc in _placed(result, where, r):
+    for r, part in enumerate(parts):
+        for doc in part:
             if doc.key in owner:
                 raise ValueError(
-                    f"document {doc.key!r} is in results[{owner[doc.key]}] and results[{r}]; a document's users "
+                    f"document {doc.key!r} is in {names[owner[doc.key]]} and {names[r]}; a document's users "
                     "must all be scored in one part"
                 )
             owner[doc.key] = r
             docs.append(doc)
+    if not docs:
+        raise ValueError(
+            f"no document has at least 2 references ({num_excluded_documents} documents with one reference each); "
+            "DEGRESS and PerSEval compare users of the same document"
+        )
     docs.sort(key=lambda doc: doc.indices[0])  # first-seen order of the whole input: the unsharded reduction order
     return system_result(
         docs,
-        num_items=sum(result.num_items for result in results),
-        num_excluded_documents=sum(result.num_excluded_documents for result in results),
-        signature=results[0].signature,
+        num_items=num_items,
+        num_excluded_documents=num_excluded_documents,
+        signature=signature,
         params=params,
     )

@@ -296,6 +296,24 @@ class _Layout:
             yield c, pair, side[c.doc_at], accuracy[c.item_at] if accuracy.size else np.zeros((0, n))
 
 
+def excluded_note(num_documents: int, excluded: Sequence[Hashable]) -> str:
+    """The warning about single-reference documents: their count of ``num_documents`` and the first keys.
+
+    ``excluded`` holds the excluded documents' keys in first-seen order (the CLI's merge of sharded states
+    rebuilds the unsharded note with it).
+    """
+    shown = ", ".join(repr(key)[:40] for key in excluded)[:130]
+    return (
+        f"{len(excluded)} of {num_documents} documents have a single reference and are excluded ({shown}); "
+        "see num_excluded_documents"
+    )
+
+
+def result_signature(distance: Distance, params: PersevalParams) -> str:
+    """A result's signature: the distance's, then the hyper-parameters' (also for a shard with nothing to score)."""
+    return str(Signature.of(distance.signature()) + params.signature())
+
+
 def _document_ids(document_ids: Sequence[Hashable] | None, num_items: int) -> list[Hashable] | None:
     """The ids as a plain list (:func:`~persona_metrics.validation.check_ids`), aligned with the items, or None."""
     ids = check_ids(document_ids)
@@ -347,11 +365,7 @@ class PersonalizationScorer:
                 "DEGRESS and PerSEval compare users of the same document"
             )
         if self.num_excluded_documents:
-            shown = ", ".join(repr(g.key)[:40] for g in groups if len(g.indices) < 2)[:130]
-            warn(
-                f"{self.num_excluded_documents} of {len(groups)} documents have a single reference and are "
-                f"excluded ({shown}); see num_excluded_documents"
-            )
+            warn(excluded_note(len(groups), [g.key for g in groups if len(g.indices) < 2]))
         self._layout = _Layout(self.groups)
         # The reference side, once: X of eq. (1) per size class (σ(u_j, u_k) and σ(u_j, D) in one call).
         ref_values = self.distance.pairwise(self._layout.side_pairs(self.references))
@@ -382,7 +396,7 @@ class PersonalizationScorer:
             docs,
             num_items=n_items,
             num_excluded_documents=self.num_excluded_documents,
-            signature=str(Signature.of(self.distance.signature()) + params.signature()),
+            signature=result_signature(self.distance, params),
             params=params,
         )
 

@@ -1,0 +1,73 @@
+"""``persona-metrics merge OUT1.jsonl ...``: the states files of a sharded run, printed as the unsharded run prints.
+
+The numbers are the library's: :func:`persona_metrics.integrations.states.merge_states` rebuilds every result of
+the whole input, and the command that wrote the states (``score`` or ``pens``) lays them out.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from persona_metrics.commands.output import (
+    add_format_argument,
+    add_quiet_argument,
+    command_parser,
+    emit,
+    input_errors,
+    quiet_text,
+    render_rows,
+)
+
+NAME = "merge"
+HELP = "merge the states files of a sharded run (score/pens --shard I/N --states) and print the whole result"
+DESCRIPTION = """Merge the states files of a sharded run and print exactly what the unsharded command prints: every
+number, interval, p-value, note and the signature, bit for bit (docs/scaling.md section 2).
+
+  persona-metrics score perseval FILE --shard 1/3 --states s1.jsonl     (and 2/3, 3/3: on any machines)
+  persona-metrics merge s1.jsonl s2.jsonl s3.jsonl [--format table|json|csv] [-q]
+    == persona-metrics score perseval FILE [--format ...] [-q]
+  persona-metrics pens DIR --shard 2/4 --states p2.jsonl ...; persona-metrics merge p*.jsonl
+    == persona-metrics pens DIR (the report; --format json / csv print leaderboard.json / .csv)
+
+A shard holds the documents that a stable hash (BLAKE2b) of the document id assigns to it, so a document's users are
+never split. Files may be given in any order. The merge refuses, naming the file, states of another input (its
+SHA-256 differs), metric, options or signature, a shard given twice and a missing shard.
+
+examples:
+  persona-metrics merge states/*.jsonl
+  persona-metrics merge s3.jsonl s1.jsonl s2.jsonl --format csv
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The states files, ``--format`` and ``-q``."""
+    parser.add_argument("states", nargs="+", type=Path, metavar="STATES", help="the shards' --states files")
+    add_format_argument(parser, "-f", "--format")
+    add_quiet_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read and check the shards, merge them and print the report of the command that wrote them."""
+    from persona_metrics.commands import pens, score
+    from persona_metrics.integrations.states import merge_states, read_states
+
+    with input_errors():
+        merged = merge_states([read_states(path) for path in args.states])
+    if merged.header["command"] == pens.NAME:
+        markdown, rows = pens.merged_report(merged)
+        emit(quiet_text(rows, "perseval") if args.quiet else render_rows(rows, args.format, markdown))
+        return 0
+    leaderboard = score.merged_report(merged)
+    score.print_report(leaderboard, args.format, args.quiet, score.HEADLINE[merged.header["metric"]])
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``persona-metrics merge`` from Python.
+
+    Raises:
+        InputError: an unreadable or malformed states file, or shards that do not belong together (file named).
+    """
+    return run(command_parser(NAME, DESCRIPTION, add_arguments).parse_args(argv))
