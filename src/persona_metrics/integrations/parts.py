@@ -1,0 +1,227 @@
+"""Score one part of an input wherever an engine runs it, and merge the parts (``docs/scaling.md`` §4, §5).
+
+An engine (Ray Data, ``datasets.map(num_proc=N)``, a job queue) hands a worker some rows of the whole input and
+their positions in it. The worker scores them with the library (:func:`score_rows`) and returns the library's
+result with those positions, pickled (:func:`pack`); the driver unpickles every part and calls
+:func:`persona_metrics.merge` (:func:`merge_parts`), so the numbers are those of one call over the whole input, bit
+for bit. DEGRESS and PerSEval compare the users of one document, so their parts hold whole documents
+(``shard_of`` of the document id); the per-item metrics take any rows. No score arithmetic lives here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pickle
+from collections import Counter
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any
+
+from persona_metrics.integrations.merge import merge
+from persona_metrics.personalization import PersonalizationResult, shard_of
+from persona_metrics.validation import check_choice
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricInputs:
+    """How the library scores a metric's rows.
+
+    Attributes:
+        function: the library's scoring function, ``"module:name"`` (imported in the worker, on first use).
+        columns: the function's positional inputs, in order; the engine's columns carry these names.
+        optional: keyword inputs taken when a column of that name is present.
+        by_document: a part must hold whole documents (DEGRESS / PerSEval), grouped by :meth:`document_column`.
+    """
+
+    function: str
+    columns: tuple[str, ...]
+    optional: tuple[str, ...] = ()
+    by_document: bool = False
+
+    def document_column(self, columns: Iterable[str]) -> str:
+        """The column that names a row's document: ``document_ids`` when present, else ``documents``."""
+        return "document_ids" if "document_ids" in set(columns) else "documents"
+
+
+_PERSONALIZATION = MetricInputs(
+    "persona_metrics.personalization:score_personalization",
+    ("predictions", "references", "documents"),
+    ("document_ids",),
+    by_document=True,
+)
+#: Each metric's library function and input columns (the names of the evaluate modules' inputs).
+METRIC_INPUTS: dict[str, MetricInputs] = {
+    "perseval": _PERSONALIZATION,
+    "degress": _PERSONALIZATION,
+    "persona_style": MetricInputs("persona_metrics.persona.style:score_style", ("predictions", "personas")),
+    "persona_quality": MetricInputs(
+        "persona_metrics.persona.quality:score_quality", ("predictions", "references", "personas")
+    ),
+    "vert": MetricInputs("persona_metrics.vert.scorer:score_vert", ("predictions", "references")),
+    "summary_eval": MetricInputs("persona_metrics.summary_eval.scorer:score_summary_eval", ("predictions", "sources")),
+}
+#: The column of a packed part (one row per part: :func:`pack`).
+STATE = "state"
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """One scored part of the whole input: the library's result and where its items sit in the input.
+
+    Attributes:
+        positions: the position in the whole input of each item of ``result`` (``positions[i]`` for item i).
+        result: the library's result over these rows; None for a DEGRESS / PerSEval part whose documents all have
+            one reference (nothing to score there; one call over the whole input excludes and counts them too).
+        num_excluded_documents: such single-reference documents, when ``result`` is None.
+        worker: where the part was scored (the engine's task id, or empty).
+    """
+
+    positions: tuple[int, ...]
+    result: Any
+    num_excluded_documents: int = 0
+    worker: str = ""
+
+
+def check_columns(metric: str, columns: Iterable[str]) -> MetricInputs:
+    """The metric's inputs, after checking that ``columns`` has every one of them.
+
+    Raises:
+        ValueError: an unknown metric (the known ones named) or a missing input column (named).
+    """
+    spec = METRIC_INPUTS[check_choice("metric", metric, list(METRIC_INPUTS))]
+    missing = [name for name in spec.columns if name not in set(columns)]
+    if missing:
+        raise ValueError(f"{metric} needs the input columns {list(spec.columns)}; missing {missing}")
+    return spec
+
+
+def _in_input_order(columns: Mapping[str, Sequence[Any]], positions: Sequence[int]) -> tuple[dict, tuple[int, ...]]:
+    """The rows sorted by their position in the whole input (an engine may hand them over in any order)."""
+    order = sorted(range(len(positions)), key=lambda i: int(positions[i]))
+    rows = {name: [values[i] for i in order] for name, values in columns.items()}
+    return rows, tuple(int(positions[i]) for i in order)
+
+
+def score_rows(metric: str, columns: Mapping[str, Sequence[Any]], positions: Sequence[int], **options: Any) -> Part:
+    """Score some rows of the whole input with the library, as one part to merge.
+
+    Args:
+        metric: a key of :data:`METRIC_INPUTS`.
+        columns: the rows' inputs by name (:data:`METRIC_INPUTS`); other columns are ignored.
+        positions: each row's position in the whole input.
+        **options: the library function's keyword options (``distance="rougeL"``, ``bootstrap=1000`` ...).
+
+    Returns:
+        The :class:`Part`: rows in input order, the library's result over them.
+
+    Raises:
+        ValueError: a missing column; the library's own errors for bad inputs or options.
+    """
+    spec = check_columns(metric, columns)
+    wanted = [name for name in (*spec.columns, *spec.optional) if name in columns]
+    rows, where = _in_input_order({name: columns[name] for name in wanted}, positions)
+    if spec.by_document:
+        keys = Counter(rows[spec.document_column(rows)])
+        if all(count == 1 for count in keys.values()):
+            return Part(where, None, num_excluded_documents=len(keys))
+    module, name = spec.function.split(":")
+    function = getattr(importlib.import_module(module), name)
+    keywords = {name: rows[name] for name in spec.optional if name in rows}
+    return Part(where, function(*(rows[name] for name in spec.columns), **keywords, **options))
+
+
+def pack(part: Part) -> bytes:
+    """A part as bytes for an engine's table (a ``binary`` column named :data:`STATE`)."""
+    return pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def unpack(states: Iterable[bytes]) -> list[Part]:
+    """The parts of packed states (:func:`pack`), from this library's own workers only (it is pickle).
+
+    Raises:
+        TypeError: a state that is not a packed :class:`Part`.
+    """
+    parts = [pickle.loads(state) for state in states]
+    for p, part in enumerate(parts):
+        if not isinstance(part, Part):
+            raise TypeError(f"states[{p}] is a {type(part).__name__}, not a packed Part")
+    return parts
+
+
+def _unscored(template: PersonalizationResult, part: Part) -> PersonalizationResult:
+    """A part of single-reference documents as a result to merge: its counts only, no document, no system number.
+
+    The merge reduces the scored documents of all parts and adds up the counts; a result's own system numbers are
+    never read by it (hence NaN here).
+    """
+    nan = float("nan")
+    return dataclasses.replace(
+        template,
+        degress=nan,
+        egises=nan,
+        perseval=nan,
+        edp=nan,
+        accuracy_distance=nan,
+        p_accuracy=nan,
+        accuracy_similarity=nan,
+        num_items=len(part.positions),
+        num_documents=0,
+        num_excluded_documents=part.num_excluded_documents,
+        documents=(),
+        intervals={},
+    )
+
+
+def merge_parts(parts: Sequence[Part]) -> Any:
+    """The result of the whole input from its scored parts (:func:`persona_metrics.merge`).
+
+    Raises:
+        ValueError: no part, or no document with two references in any DEGRESS / PerSEval part (as one call over
+            the whole input says); the merge's own errors (parts that overlap or miss rows, other options).
+    """
+    if not parts:
+        raise ValueError("no part to merge: the input had no rows")
+    scored = [part.result for part in parts if part.result is not None]
+    if not scored:
+        excluded = sum(part.num_excluded_documents for part in parts)
+        raise ValueError(
+            f"no document has at least 2 references (got {excluded} documents with one reference each); "
+            "DEGRESS and PerSEval compare users of the same document"
+        )
+    results = [part.result if part.result is not None else _unscored(scored[0], part) for part in parts]
+    return merge(results, positions=[part.positions for part in parts])
+
+
+def score_batch(batch: Mapping[str, Sequence[Any]], indices: Sequence[int], *, metric: str, **options: Any) -> dict:
+    """``datasets.Dataset.map(..., batched=True, with_indices=True)``: a batch scored as one packed part.
+
+    For the per-item metrics (any rows make a part). Pass ``remove_columns=dataset.column_names``: the output has
+    one row per batch, its :data:`STATE` (``docs/scaling.md`` §5).
+    """
+    return {STATE: [pack(score_rows(metric, batch, indices, **options))]}
+
+
+def shard_rows(document_ids: Iterable[Hashable], num_shards: int) -> dict[str, list[list[int]]]:
+    """``{"rows": [...]}``: the row numbers of each non-empty document shard (``shard_of``), in input order.
+
+    A table to ``map`` over with :func:`score_shards`: each shard holds all the users of its documents.
+    """
+    rows: list[list[int]] = [[] for _ in range(num_shards)]
+    for i, document_id in enumerate(document_ids):
+        rows[shard_of(document_id, num_shards)].append(i)
+    return {"rows": [shard for shard in rows if shard]}
+
+
+def score_shards(batch: Mapping[str, Sequence[Sequence[int]]], *, data: Any, metric: str, **options: Any) -> dict:
+    """``datasets.Dataset.map(..., batched=True)`` over :func:`shard_rows`: each shard of ``data`` packed, scored.
+
+    Args:
+        batch: ``{"rows": [row numbers of ``data``, per shard]}``.
+        data: the whole input, a ``datasets.Dataset`` with the metric's input columns.
+        metric: a key of :data:`METRIC_INPUTS`.
+        **options: the library function's keyword options.
+
+    Returns:
+        ``{STATE: [one packed part per shard]}`` (``docs/scaling.md`` §5).
+    """
+    return {STATE: [pack(score_rows(metric, data.select(rows)[:], rows, **options)) for rows in batch["rows"]]}
