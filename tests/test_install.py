@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = ("src", "metrics", "setup.cfg", "pyproject.toml", "README.md")
+FILES = ("src", "metrics", "data", "docs", "setup.cfg", "pyproject.toml", "README.md")
 LOAD = """
 import evaluate
 {prefix}
@@ -89,6 +89,56 @@ def test_pip_install_then_import_makes_bare_name_load_work(fresh_python, tmp_pat
     proc = run(fresh_python, LOAD.format(prefix=""), tmp_path / "home1")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == "1.0"
+
+
+def cli(python: Path, home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """The installed ``persona-metrics`` console script, run in a new user's home (not the source tree)."""
+    home.mkdir(exist_ok=True)
+    command = [str(python.parent / "persona-metrics"), *args]
+    return subprocess.run(
+        command, input=stdin, capture_output=True, text=True, env=user_env(home), cwd=home, timeout=600
+    )
+
+
+def test_pip_user_commands_work_from_the_wheel(fresh_python, tmp_path) -> None:
+    """issue 24 item 5: the CNN/DM sample is in the wheel, summary_eval and stdin work, docs are installed.
+
+    Golden source: the same commands in the test environment (the source tree), whose output the installed script
+    must print; and the installed file tree (the docs pointer must name a file inside the fresh venv).
+    """
+    home = tmp_path / "user"
+    proc = cli(fresh_python, home, "cnndm", "-n", "4", "--bootstrap", "0", "-f", "json")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = json.loads(proc.stdout)
+    assert [(row["system"], row["n"]) for row in rows] == [("lead3", 4), ("random3", 4), ("reference", 4)]
+    lines = [{"prediction": "Harbor Foods raised its outlook.", "source": "Harbor Foods raised its outlook on "
+              "Tuesday. It also opened two stores."}, {"prediction": "", "source": "Rain fell all day."}]  # fmt: skip
+    path = home / "pairs.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    from_file = cli(fresh_python, home, "score", "summary_eval", str(path), "-f", "json")
+    assert from_file.returncode == 0, from_file.stderr[-3000:]
+    (row,) = json.loads(from_file.stdout)
+    assert row["n"] == 2
+    assert row["overall"] is None
+    assert 0 <= row["completeness"] <= 1
+    from_stdin = cli(fresh_python, home, "score", "summary_eval", "-", "-f", "json", stdin=path.read_text())
+    assert from_stdin.returncode == 0, from_stdin.stderr[-3000:]
+    assert {**json.loads(from_stdin.stdout)[0], "system": "pairs"} == row
+    bad = cli(fresh_python, home, "score", "summary_eval", "-", stdin='{"prediction": "x"}\n')
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == "persona-metrics score: error: <stdin>:1: missing keys ['source']"
+    style = json.dumps({"prediction": "Shares rose 4% after the report.", "persona": "journalist"})
+    quiet = cli(fresh_python, home, "score", "persona_style", "-", "-q", stdin=style)
+    assert quiet.returncode == 0, quiet.stderr[-3000:]
+    assert 0 <= float(quiet.stdout) <= 1
+    assert quiet.stdout.count("\n") == 1
+    docs = cli(fresh_python, home, "docs", "scaling")
+    assert docs.returncode == 0, docs.stderr
+    installed = Path(docs.stdout.strip())
+    assert installed.is_file()
+    assert fresh_python.parents[1] in installed.parents
+    assert "## 2. Sharded CLI" in installed.read_text(encoding="utf-8")
+    assert "persona-metrics docs TOPIC" in cli(fresh_python, home, "--help").stdout
 
 
 def test_opting_out_leaves_evaluate_without_the_modules(fresh_python, tmp_path) -> None:

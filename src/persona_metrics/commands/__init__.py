@@ -17,6 +17,8 @@ A bad input raises :class:`~persona_metrics.commands.output.InputError`; ``perso
   :mod:`~persona_metrics.commands.judge_options`);
 * ``validity``: the shipped validity suite, each metric's metamorphic properties on hand-written cases
   (:mod:`~persona_metrics.commands.validity`, the library's :mod:`persona_metrics.validity`);
+* ``docs``: where the installed documentation (``docs/*.md``) and sample data are
+  (:mod:`~persona_metrics.commands.docs`);
 * ``register`` and ``list``: the bundled evaluate modules (:mod:`~persona_metrics.commands.register`,
   :mod:`~persona_metrics.commands.list_metrics`).
 
@@ -40,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "validity": "validity",
     "register": "register",
     "list": "list_metrics",
+    "docs": "docs",
 }
 
 

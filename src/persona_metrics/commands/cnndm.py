@@ -32,8 +32,8 @@ NAME = "cnndm"
 HELP = "persona quality (journalist) and SummaryEval of lead-3, random-3 and prediction files on CNN/DailyMail"
 #: The persona CNN/DM highlights are scored against.
 PERSONA = "journalist"
-#: The shipped sample (16 test articles), the default data.
-SAMPLE = Path(__file__).resolve().parents[3] / "data" / "cnndm_sample" / "test.jsonl"
+#: The shipped sample (16 test articles), the default data: package data (``persona_metrics/data``), in the wheel.
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "cnndm_sample" / "test.jsonl"
 
 DESCRIPTION = """Score summarizers on CNN/DailyMail and print the mean of each component per system, with the
 signatures: persona_quality for the journalist persona (against the highlights) and SummaryEval (against the
@@ -50,7 +50,8 @@ style_similarity, rougeLsum, bertscore_f1, band), the SummaryEval scores (accura
 overall; null without a judge), signature and summary_eval_signature.
 
 Data (columns article, highlights, id, as abisee/cnn_dailymail 3.0.0):
-  default        the shipped sample data/cnndm_sample/test.jsonl (16 articles, offline)
+  default        the shipped sample data/cnndm_sample/test.jsonl (16 articles, offline; installed with the
+                 package: "persona-metrics docs --data" prints where)
   --data-files   local parquet files, or JSON-lines files with one {"article", "highlights", "id"} per line
   --hub          the test split from the Hugging Face Hub (needs network)
 Systems: lead3 (first three sentences), random3 (three seeded random sentences), reference (the highlights

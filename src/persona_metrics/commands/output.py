@@ -74,6 +74,15 @@ def captured_notes() -> Iterator[list[str]]:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
+#: The one line under every personalization leaderboard that says how to read it.
+LEADERBOARD_KEY = (
+    "Reading it: higher PerSEval, DEGRESS and P-Acc are better, lower EGISES and accuracy distance; oracle (each "
+    "user's own summary) is the ceiling; shuffled (another user's summary of the same document) is the control a "
+    "personalized model must beat: it differs per user, so it is responsive but not accurate, and can rank second "
+    "(as under jsd) above models that give every user the same summary (docs/perseval.md)."
+)
+
+
 # --- arguments -----------------------------------------------------------------------------------------
 def command_parser(
     name: str, description: str, add_arguments: Callable[[argparse.ArgumentParser], None]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from persona_metrics.commands.output import (
+    LEADERBOARD_KEY,
     InputError,
     add_significance_argument,
     check_resamples_option,
@@ -338,7 +339,7 @@ def _table_lines(boards: Sequence[DistanceBoard]) -> list[str]:
             cells = [r["distance"], str(r["rank"]), r["model"], _estimate(r, "perseval"), _estimate(r, "degress")]
             cells += [format_score(r[k]) for k in ("egises", "p_accuracy", "accuracy_distance", "p_vs_next")]
             lines.append("| " + " | ".join(cells) + " |")
-    return lines
+    return [*lines, "", LEADERBOARD_KEY]
 
 
 def _significance_lines(boards: Sequence[DistanceBoard], resamples: int, seed: int) -> list[str]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from persona_metrics.commands.output import (
     DEFAULT_SIGNIFICANCE_RESAMPLES,
+    LEADERBOARD_KEY,
     InputError,
     add_format_argument,
     add_micro_argument,
@@ -232,6 +233,7 @@ def _leaderboard_table(
         cells += [format_score(v) for v in (r.egises, r.p_accuracy, r.accuracy_distance)]
         cells.append(format_score(tests[name][1].p_value if name in tests else None))
         out.append("| " + " | ".join(cells) + " |")
+    out += ["", LEADERBOARD_KEY]
     if tests:
         test = next(iter(tests.values()))[1]
         draws = f"exact over {test.n_resamples} sign patterns" if test.exact else f"{test.n_resamples} resamples"
