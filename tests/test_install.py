@@ -138,7 +138,7 @@ def test_pip_user_commands_work_from_the_wheel(fresh_python, tmp_path) -> None:
     assert installed.is_file()
     assert fresh_python.parents[1] in installed.parents
     assert "## 2. Sharded CLI" in installed.read_text(encoding="utf-8")
-    assert "persona-metrics docs TOPIC" in cli(fresh_python, home, "--help").stdout
+    assert "persona-metrics docs <topic>" in cli(fresh_python, home, "--help").stdout
 
 
 def test_opting_out_leaves_evaluate_without_the_modules(fresh_python, tmp_path) -> None:

@@ -22,8 +22,8 @@ DESCRIPTION = """Summary-evaluation metrics for summaries written for a particul
 
 Run "persona-metrics COMMAND --help" for what a command's input looks like. A bad input prints
 "persona-metrics COMMAND: error: <message>" (naming the file, and the line where there is one) and exits with
-status 2. Messages cite the documentation as docs/TOPIC.md: it is installed with the package, and
-"persona-metrics docs TOPIC" prints where (docs/scaling.md: sharded runs and merges)."""
+status 2. Messages cite the documentation as docs/<topic>.md: it is installed with the package, and
+"persona-metrics docs <topic>" prints where (docs/scaling.md: sharded runs and merges)."""
 #: Exit status of a bad input (as argparse uses for a bad command line).
 INPUT_ERROR_STATUS = 2
 

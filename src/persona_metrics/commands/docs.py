@@ -14,13 +14,13 @@ from pathlib import Path
 from persona_metrics.commands.output import InputError, command_parser, emit
 
 NAME = "docs"
-HELP = "print where the installed documentation is (docs/TOPIC.md), or a topic's text with --text"
+HELP = "print where the installed documentation is (docs/<topic>.md), or a topic's text with --text"
 #: The installed documentation and sample data.
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 DATA = Path(__file__).resolve().parents[1] / "data"
 
-DESCRIPTION = """Print the path of the installed copy of docs/TOPIC.md (the documentation that messages and
---help texts cite as docs/TOPIC.md), or, without TOPIC, every topic and its path.
+DESCRIPTION = """Print the path of the installed copy of docs/<topic>.md (the documentation that messages and
+--help texts cite as docs/<topic>.md), or, without TOPIC, every topic and its path.
 
 examples:
   persona-metrics docs                 every topic
