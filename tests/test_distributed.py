@@ -26,6 +26,7 @@ from persona_metrics.integrations.distributed import (
     rank_and_size,
     run_on_main,
 )
+from persona_metrics.personalization import shard_of
 
 HERE = Path(__file__).resolve().parent / "distributed"
 sys.path.insert(0, str(HERE))
@@ -138,6 +139,23 @@ def test_metric_classes_over_two_gloo_processes_equal_one_process(class_runs) ->
         for rank, got in enumerate(ranks):
             assert got[name]["contiguous"] == expected, (name, rank, "uneven contiguous shards")
             assert got[name]["sampler"] == expected, (name, rank, "DistributedSampler order, padded, with indices")
+
+
+@pytest.mark.slow
+def test_metric_classes_divide_the_work_between_the_ranks(class_runs) -> None:
+    """Each rank scores only its share: a per-item metric its own rows (17 / 14 contiguous; 16 / 15 from the sampler,
+    the padded repeat of row 0 not scored again), DEGRESS / PerSEval the rows of the documents it owns (counted
+    here from each row's document id, or its text where the class is given no ids: d3 / one text on rank 0)."""
+    for name in CLASSES:
+        shares = [got[name]["scored_rows"] for got in class_runs]  # per rank: [contiguous, sampler]
+        if name in ("perseval", "degress"):
+            columns = inputs(name)
+            keys = columns.get("document_ids") or columns["documents"]
+            owned = [sum(shard_of(key, 2) == rank for key in keys) for rank in range(2)]
+            assert 0 < owned[0] < 31, name  # both ranks own documents: a real split
+            assert shares == [[owned[0]] * 2, [owned[1]] * 2], name
+        else:
+            assert shares == [[17, 16], [14, 15]], name
 
 
 def spread(values: list, empty: list[int], n: int, fill) -> list:

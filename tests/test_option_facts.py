@@ -23,6 +23,7 @@ from persona_metrics.commands.score import CLI_DEFAULTS, OPTIONS, PARAMS
 from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.params import option_names
 from persona_metrics.personalization import DistanceChoice, PersevalParams
+from persona_metrics.summary_eval.params import JudgeOptions
 from persona_metrics.vert.params import VertParams
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,7 +101,11 @@ def test_cli_options_are_the_modules_options() -> None:
     """``score METRIC -o KEY=VALUE`` takes the module's params fields (ids and return flags are the CLI's own)."""
     for metric, names in OPTIONS.items():
         assert names == option_names(PARAMS[metric]), metric
-        if metric not in ("perseval", "degress"):
+        if metric == "summary_eval":  # the judge's options come through the judge flags (--base-url, -m ...)
+            judge = set(option_names((JudgeOptions,)))
+            assert set(names) | judge == set(module_class(metric).param_options()), metric
+            assert not set(names) & judge
+        elif metric not in ("perseval", "degress"):
             assert names == module_class(metric).param_options(), metric
     # a leaderboard reports PerSEval, DEGRESS and P-Acc together: it takes both modules' options
     both = set(module_class("perseval").param_options()) | set(module_class("degress").param_options())

@@ -27,7 +27,7 @@ from persona_metrics.integrations.parts import (
     unpack,
 )
 from persona_metrics.persona import BUILTIN_PERSONAS, score_style
-from persona_metrics.personalization import score_personalization, shard_of
+from persona_metrics.personalization import ExcludedPart, score_personalization, shard_of
 from persona_metrics.validation import PersonaMetricsWarning
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,7 +106,7 @@ def test_a_part_of_single_reference_documents_carries_its_count() -> None:
     with pytest.warns(PersonaMetricsWarning):
         whole = score_personalization(PREDS, REFS, DOCS)
     lonely = score_rows("perseval", columns([3, 2]), [3, 2])
-    assert lonely == Part((2, 3), None, num_excluded_documents=2)  # rows put in input order
+    assert lonely == Part((2, 3), ExcludedPart(num_items=2, num_excluded_documents=2))  # rows put in input order
     merged = merge_parts(unpack([pack(lonely), pack(score_rows("perseval", columns([0, 1]), [0, 1]))]))
     assert merged.as_dict(signature=True) == whole.as_dict(signature=True)
     assert (merged.num_items, merged.num_excluded_documents) == (4, 2)

@@ -126,6 +126,15 @@ class Degress(ValidatedTextInputs, evaluate.Metric):
             distance_options=distance_options,
             params=PersevalParams(p_acc_alpha=p_acc_alpha, p_acc_beta=p_acc_beta, bootstrap=bootstrap, seed=seed),
         )
+        return self._output(
+            result,
+            return_per_summary=return_per_summary,
+            return_per_document=return_per_document,
+            return_signature=return_signature,
+        )
+
+    def present(self, result, return_per_summary=False, return_per_document=False, return_signature=False, **_):
+        """The output dict of a PersonalizationResult (also of a merged one)."""
         return result.as_dict(
             keys=("degress", "egises", "p_accuracy", "accuracy_distance"),
             per_summary=("degress",) if return_per_summary else (),

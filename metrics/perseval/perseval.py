@@ -128,6 +128,15 @@ class Perseval(ValidatedTextInputs, evaluate.Metric):
             distance_options=distance_options,
             params=PersevalParams(alpha=alpha, beta=beta, gamma=gamma, bootstrap=bootstrap, seed=seed),
         )
+        return self._output(
+            result,
+            return_per_summary=return_per_summary,
+            return_per_document=return_per_document,
+            return_signature=return_signature,
+        )
+
+    def present(self, result, return_per_summary=False, return_per_document=False, return_signature=False, **_):
+        """The output dict of a PersonalizationResult (also of a merged one)."""
         return result.as_dict(
             keys=("perseval", "degress", "egises", "edp", "accuracy_distance"),
             per_summary=("perseval", "degress", "edp") if return_per_summary else (),

@@ -143,6 +143,12 @@ class PersonaQuality(ValidatedReferenceLists, evaluate.Metric):
             seed=seed,
             empty=empty,
         )
+        return self._output(
+            result, rescale=rescale, return_per_item=return_per_item, return_signature=return_signature
+        )
+
+    def present(self, result, rescale=True, return_per_item=False, return_signature=False, **_):
+        """The output dict of a QualityResult (also of a merged one)."""
         out = result.as_dict(per_item=return_per_item, signature=return_signature)
         out["bertscore_rescaled"] = int(bool(rescale))
         return out

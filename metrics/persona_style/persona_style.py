@@ -110,4 +110,10 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
             seed=seed,
             empty=empty,
         )
+        return self._output(
+            result, return_features=return_features, return_nearest=return_nearest, return_signature=return_signature
+        )
+
+    def present(self, result, return_features=False, return_nearest=False, return_signature=False, **_):
+        """The output dict of a StyleResult (also of a merged one)."""
         return result.as_dict(features=return_features, nearest=return_nearest, signature=return_signature)

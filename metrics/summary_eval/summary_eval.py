@@ -136,4 +136,13 @@ class SummaryEval(ValidatedTextInputs, evaluate.Metric):
         judge = Judge(options=JudgeOptions.from_options(JudgeOptions.split(options)[0])) if model is not None else None
         params = SummaryEvalParams.from_options(SummaryEvalParams.split(options)[0])
         result = score_summary_eval(predictions, sources, judge=judge, params=params)
+        return self._output(
+            result,
+            return_per_item=return_per_item,
+            return_components=return_components,
+            return_signature=return_signature,
+        )
+
+    def present(self, result, return_per_item=False, return_components=False, return_signature=False, **_):
+        """The output dict of a SummaryEvalResult (also of a merged one)."""
         return result.as_dict(per_item=return_per_item, signature=return_signature, components=return_components)

@@ -124,4 +124,13 @@ class Vert(ValidatedReferenceLists, evaluate.Metric):
             clip_negative_sim=clip_negative_sim,
             meaning_sensitive=meaning_sensitive,
         )
+        return self._output(
+            result,
+            return_per_item=return_per_item,
+            return_alignment=return_alignment,
+            return_signature=return_signature,
+        )
+
+    def present(self, result, return_per_item=False, return_alignment=False, return_signature=False, **_):
+        """The output dict of a VertResult (also of a merged one)."""
         return result.as_dict(per_item=return_per_item, signature=return_signature, alignment=return_alignment)

@@ -47,15 +47,16 @@ def check_positions(sizes: Sequence[int], positions: Sequence[Sequence[int]] | N
     return out
 
 
-def check_results(results: object, kind: type) -> list[Any]:
+def check_results(results: object, kind: type | tuple[type, ...]) -> list[Any]:
     """``results`` as a list of at least one ``kind``; a TypeError / ValueError naming the bad index otherwise."""
+    name = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
     if isinstance(results, kind) or not isinstance(results, Sequence):
-        raise TypeError(f"results must be a sequence of {kind.__name__}, got {type(results).__name__}")
+        raise TypeError(f"results must be a sequence of {name}, got {type(results).__name__}")
     if not results:
-        raise ValueError(f"results is empty: give at least one {kind.__name__}")
+        raise ValueError(f"results is empty: give at least one {name}")
     for r, result in enumerate(results):
         if not isinstance(result, kind):
-            raise TypeError(f"results[{r}] must be a {kind.__name__}, got {type(result).__name__}")
+            raise TypeError(f"results[{r}] must be a {name}, got {type(result).__name__}")
     return list(results)
 
 

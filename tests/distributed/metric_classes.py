@@ -11,7 +11,8 @@ Then the empty-generation policies on the rows of ``metric_inputs.inputs_with_em
 contiguous shards, and ``"error"`` (each rank records the error it got), for the classes of
 ``metric_inputs.EMPTY_POLICY_CLASSES``.
 
-Each rank writes ``OUT/rank<R>.json`` with every metric's result for each; tests/test_distributed.py compares
+Each rank writes ``OUT/rank<R>.json`` with every metric's result for each (and the number of rows it scored itself
+under the two shardings); tests/test_distributed.py compares
 them with one ``compute`` of all 31 rows in one process (or its hand calculation of the policy).
 """
 
@@ -31,13 +32,16 @@ from metric_inputs import CLASSES, EMPTY_POLICY_CLASSES, OPTIONS, inputs, inputs
 from persona_metrics.integrations.distributed import rank_and_size
 
 
-def shard(metric, rows, batch, with_indices, columns=None):
+def shard(metric, rows, batch, with_indices, columns=None, scored=None):
     columns = columns or inputs(metric.name)
     for start in range(0, len(rows), batch):
         part = rows[start : start + batch]
         extra = {"indices": part} if with_indices else {}
         metric.update(**{k: [v[i] for i in part] for k, v in columns.items()}, **extra)
-    return metric.compute()
+    result = metric.compute()
+    if scored is not None:
+        scored.append(metric.scored_rows)  # this rank's share of the work
+    return result
 
 
 def main(out: Path) -> None:
@@ -49,10 +53,12 @@ def main(out: Path) -> None:
     interleaved = padded[rank::size]
     result = {}
     for name, cls in CLASSES.items():
+        scored: list[int] = []
         result[name] = {
-            "contiguous": shard(cls(**OPTIONS[name]), contiguous, 5, False),
-            "sampler": shard(cls(**OPTIONS[name]), interleaved, 4, True),
+            "contiguous": shard(cls(**OPTIONS[name]), contiguous, 5, False, scored=scored),
+            "sampler": shard(cls(**OPTIONS[name]), interleaved, 4, True, scored=scored),
         }
+        result[name]["scored_rows"] = scored
         if name not in EMPTY_POLICY_CLASSES:
             continue
         with_empty = inputs_with_empty(name)

@@ -11,23 +11,30 @@ Two operations, both no-ops in a single process (no process group, or a group of
 
 And one ``torchmetrics``-style class per bundled metric (:class:`PersevalMetric`, :class:`DegressMetric`,
 :class:`PersonaQualityMetric`, :class:`PersonaStyleMetric`, :class:`VertMetric`, :class:`SummaryEvalMetric`):
-``update`` on each rank, ``compute`` equal to a single-process result on every rank, plus ``num_empty``, the count
-of empty predictions, which the ``empty=`` policy scores, leaves out or refuses
-(:mod:`persona_metrics.integrations.empty`).
+``update`` on each rank, ``compute`` divides the work (each rank scores its own rows, or for DEGRESS / PerSEval the
+documents it owns) and merges the ranks' results exactly (:func:`persona_metrics.merge`), so every rank returns
+the single-process result bit for bit, plus ``num_empty``, the count of empty predictions, which the ``empty=``
+policy scores, leaves out or refuses (:mod:`persona_metrics.integrations.empty`). ``docs/scaling.md`` §3.
 
 torch is imported on first use only, and only when it is already installed (the library does not need it).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from persona_metrics.integrations.empty import DEFAULT_EMPTY, EmptyPolicy, is_empty
 from persona_metrics.integrations.evaluate_support import check_option_names, input_names
-from persona_metrics.validation import check_texts
+from persona_metrics.integrations.merge import merge
+from persona_metrics.persona.formulas import text_vector
+from persona_metrics.personalization import ExcludedPart, shard_of
+from persona_metrics.validation import check_text, check_texts
 
 __all__ = [
     "DegressMetric",
@@ -102,10 +109,15 @@ def gather_objects(items: list[Any]) -> list[Any]:
 class DistributedMetric:
     """A bundled metric as a ``torchmetrics``-style accumulator: ``update`` per batch, ``compute`` at the end.
 
-    Each process adds its own shard with :meth:`update`; :meth:`compute` gathers every process's rows over
-    ``torch.distributed`` (any backend; with NCCL set the CUDA device first, as ``all_gather_object`` requires),
-    scores them once on rank 0 with the metric's ``evaluate`` module and returns the same result on every rank,
-    equal to a single-process ``compute`` of all rows. Without a process group it is a plain accumulator.
+    Each process adds its own shard with :meth:`update`. :meth:`compute` divides the work over the process group
+    (any backend; with NCCL set the CUDA device first, as the ``*_object`` collectives require): the ranks share
+    only each row's index, a digest and two flags, from which every rank draws the same plan (row order,
+    repeats, empty predictions); the per-item metrics then score each rank's own rows, while DEGRESS and PerSEval
+    route each row to the rank that owns its document (:func:`~persona_metrics.personalization.shard_of` of the
+    document id, or of the text without ids), the only texts sent over the group. Each rank scores its part with
+    the library, the small results are gathered and merged exactly (:func:`persona_metrics.merge`), and every rank
+    returns the single-process ``compute`` of all rows, bit for bit. :attr:`scored_rows` is the number of rows
+    this rank scored. Without a process group it is a plain accumulator.
 
     Order: without ``indices`` the rows are scored in rank order (rank 0's rows, then rank 1's ...), which is the
     dataset order for contiguous shards. With ``indices`` (the dataset row of each item, e.g. the sampler's
@@ -155,6 +167,8 @@ class DistributedMetric:
         self._options = dict(options)
         self._features = tuple(input_names(self._module))
         self._rows: list[dict[str, Any]] = []
+        #: Rows this rank scored in the last :meth:`compute` (its share of the work).
+        self.scored_rows = 0
 
     @property
     def row_options(self) -> tuple[str, ...]:
@@ -212,7 +226,7 @@ class DistributedMetric:
         return columns
 
     def compute(self) -> dict[str, Any]:
-        """Gather every rank's rows, score them once (rank 0) and return the result on every rank.
+        """Score every rank's rows, each rank its share, and return the merged result on every rank.
 
         Returns:
             The metric's result for every row under the ``empty`` policy, with ``num_empty``.
@@ -222,9 +236,158 @@ class DistributedMetric:
                 different content; with ``empty="error"``, an empty prediction (its position in the gathered rows
                 named). The metric's own errors are raised on every rank.
         """
-        rows = _ordered(gather_objects(self._rows), self.name)
-        columns = {key: [row[key] for row in rows] for key in rows[0] if key != "indices"}
-        return run_on_main(lambda: self._empty.score(self._module.compute, columns, self._options))
+        rank, size = rank_and_size()
+        plan = _plan(gather_objects([[_row_facts(self.name, row) for row in self._rows]]), self.name)
+        self._empty.reset()
+        self._empty.record(plan.empty)
+        if self._empty.policy == "error" and plan.empty:
+            _raise_first_empty(plan)
+        dropped = frozenset(plan.empty) if self._empty.policy == "skip" else frozenset()
+        kept = [p for p in range(plan.size) if p not in dropped]  # the rows scored, in order
+        at = {p: k for k, p in enumerate(kept)}
+        where = [None if p is None or p in dropped else at[p] for p in plan.positions[rank]]
+        mine = _my_rows(self._rows, where, self._owner if self.name in ROUTED else None, size)
+        self.scored_rows = len(mine)
+        options = self._empty.compute_options(self._options)
+        parts = gather_objects([_attempt(lambda: self._score_part(mine, options))])
+        for _, error in parts:
+            if error is not None:
+                raise error  # every rank raises the first rank's error
+        result = self._merged([part for part, _ in parts if part is not None])
+        return self._empty.result(None if result is None else self._module.present(result, **options), plan.size)
+
+    @staticmethod
+    def _owner(row: dict[str, Any], size: int) -> int:
+        """The rank that owns ``row``'s document (DEGRESS / PerSEval): a stable hash of its id, or of its text."""
+        key = row["document_ids"] if row.get("document_ids") is not None else row["documents"]
+        return shard_of(key, size)
+
+    def _score_part(self, rows: list[tuple[int, dict[str, Any]]], options: dict[str, Any]) -> Any:
+        """This rank's part: ``(result or document part, positions)``, or None without rows."""
+        if not rows:
+            return None
+        positions = [position for position, _ in rows]
+        keys = [key for key in rows[0][1] if key != "indices"]
+        columns = {key: [row[key] for _, row in rows] for key in keys}
+        if self.name in ROUTED:  # a part of single-reference documents only: its counts (nothing to score)
+            excluded = ExcludedPart.of(columns["documents"], columns.get("document_ids"))
+            if excluded is not None:
+                return excluded, positions
+        return self._module.library_result(**columns, **options), positions
+
+    @staticmethod
+    def _merged(parts: list[Any]) -> Any:
+        """The ranks' parts merged in input order (None when no row was scored)."""
+        if not parts:
+            return None
+        return merge([result for result, _ in parts], positions=[where for _, where in parts])
+
+
+#: Metrics whose rows are routed to the rank owning their document (they compare a document's users).
+ROUTED: tuple[str, ...] = ("perseval", "degress")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What every rank derives from the gathered row facts: the same on every rank.
+
+    Attributes:
+        positions: per rank, per row, its position in the evaluation (None: a sampler's repeat, dropped).
+        size: the number of rows of the evaluation.
+        empty: positions of the empty predictions, in order.
+        kinds: ``{position: "blank" | "wordless"}`` of the empty predictions.
+    """
+
+    positions: list[list[int | None]]
+    size: int
+    empty: list[int]
+    kinds: dict[int, str]
+
+
+def _row_facts(name: str, row: dict[str, Any]) -> tuple[int | None, str, str]:
+    """What the other ranks need of a row: its index, a content digest, and "", "blank" or "wordless"."""
+    content = json.dumps({k: v for k, v in row.items() if k != "indices"}, sort_keys=True, default=str)
+    digest = hashlib.blake2b(content.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    text = row["predictions"]
+    kind = "blank" if not text or text.isspace() else "wordless" if is_empty(name, text) else ""
+    return row.get("indices"), digest, kind
+
+
+def _plan(facts: list[list[tuple[int | None, str, str]]], name: str) -> _Plan:
+    """The evaluation's rows in order (rank order, or by index with the sampler's repeats dropped)."""
+    flat = [(rank, i, fact) for rank, rows in enumerate(facts) for i, fact in enumerate(rows)]
+    if not flat:
+        raise ValueError(f"{name}.compute() called before any update() on any rank")
+    with_index = sum(fact[0] is not None for _, _, fact in flat)
+    if with_index not in (0, len(flat)):
+        raise ValueError(f"indices were given for {with_index} of {len(flat)} rows; give them for every update")
+    positions: list[list[int | None]] = [[None] * len(rows) for rows in facts]
+    if with_index == 0:
+        order = [(rank, i) for rank, i, _ in flat]
+    else:
+        first: dict[int, tuple[int, int, str]] = {}
+        for rank, i, (index, digest, _) in flat:
+            seen = first.setdefault(index, (rank, i, digest))  # type: ignore[arg-type]
+            if seen[2] != digest:
+                raise ValueError(f"index {index} was added twice with different content")
+        if len(first) < len(flat):
+            logger.info("%s: dropped %d repeated row(s) (the sampler's padding)", name, len(flat) - len(first))
+        order = [first[index][:2] for index in sorted(first)]
+    kinds = {}
+    for position, (rank, i) in enumerate(order):
+        positions[rank][i] = position
+        if facts[rank][i][2]:
+            kinds[position] = facts[rank][i][2]
+    return _Plan(positions, len(order), sorted(kinds), kinds)
+
+
+def _raise_first_empty(plan: _Plan) -> None:
+    """The error one process raises for the evaluation's empty predictions (``empty="error"``), on every rank.
+
+    The first blank one is refused by name before scoring; without one, the style metrics' own check names the
+    first prediction without a word.
+    """
+    blank = [position for position in plan.empty if plan.kinds[position] == "blank"]
+    if blank:
+        check_text("", f"predictions[{blank[0]}]")
+    text_vector("", f"predictions[{plan.empty[0]}]")
+
+
+def _my_rows(
+    rows: list[dict[str, Any]],
+    positions: list[int | None],
+    owner: Callable[[dict[str, Any], int], int] | None,
+    size: int,
+) -> list[tuple[int, dict[str, Any]]]:
+    """The ``(position, row)`` this rank scores, in order: its own rows, or (``owner``) the rows of its documents.
+
+    ``positions[i]``: row i's position among the rows scored, None for a row left out (a repeat, a skipped empty
+    prediction), which goes nowhere. With ``owner`` each row goes only to the rank that owns it (one
+    ``scatter_object_list`` from each rank).
+    """
+    kept = sorted(((p, row) for row, p in zip(rows, positions, strict=True) if p is not None), key=lambda item: item[0])
+    if owner is None or size == 1:
+        return kept
+    import torch.distributed as dist
+
+    outgoing: list[list[tuple[int, dict[str, Any]]]] = [[] for _ in range(size)]
+    for position, row in kept:
+        outgoing[owner(row, size)].append((position, row))
+    rank = dist.get_rank()
+    received: list[tuple[int, dict[str, Any]]] = []
+    for source in range(size):
+        box: list[Any] = [None]
+        dist.scatter_object_list(box, outgoing if source == rank else None, src=source)
+        received.extend(box[0])
+    return sorted(received, key=lambda item: item[0])
+
+
+def _attempt(fn: Callable[[], Any]) -> tuple[Any, Exception | None]:
+    """``(fn(), None)`` or ``(None, the exception)``: a rank's failure reaches every rank, none is left waiting."""
+    try:
+        return fn(), None
+    except Exception as err:  # raised on every rank after the gather
+        return None, err
 
 
 def _as_list(values: Any) -> list[Any]:
@@ -232,26 +395,6 @@ def _as_list(values: Any) -> list[Any]:
     if hasattr(values, "detach"):
         values = values.detach().cpu()
     return list(values.tolist() if hasattr(values, "tolist") else values)
-
-
-def _ordered(rows: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
-    """The gathered rows, sorted by ``indices`` with repeats dropped when indices were given."""
-    if not rows:
-        raise ValueError(f"{name}.compute() called before any update() on any rank")
-    with_index = sum("indices" in row for row in rows)
-    if with_index == 0:
-        return rows
-    if with_index != len(rows):
-        raise ValueError(f"indices were given for {with_index} of {len(rows)} rows; give them for every update")
-    unique: dict[int, dict[str, Any]] = {}
-    for row in rows:
-        seen = unique.setdefault(row["indices"], row)
-        if seen != row:
-            raise ValueError(f"index {row['indices']} was added twice with different content")
-    dropped = len(rows) - len(unique)
-    if dropped:
-        logger.info("%s: dropped %d repeated row(s) (the sampler's padding)", name, dropped)
-    return [unique[i] for i in sorted(unique)]
 
 
 class PersevalMetric(DistributedMetric):

@@ -113,6 +113,10 @@ class EmptyPolicy:
         left_out = set(empty)
         return [i for i in range(len(predictions)) if i not in left_out]
 
+    def record(self, positions: Sequence[int]) -> None:
+        """Record the empty predictions an evaluation found elsewhere (the distributed classes' plan of every rank)."""
+        self._empty.extend(positions)
+
     def compute_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """The compute options, with ``empty="zero"`` for a :data:`WORDLESS_UNDEFINED` metric given empty rows.
 

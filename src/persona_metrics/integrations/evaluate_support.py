@@ -98,6 +98,27 @@ class ValidatedTextInputs:
         if unknown:
             raise TypeError(f"unknown option(s) {unknown} for this metric; its options are {known}")
 
+    def library_result(self, **kwargs: Any) -> Any:
+        """The library's result object for checked inputs and options, where ``compute`` gives its dict.
+
+        For the callers that merge results of parts of one input (the distributed metric classes): a part's
+        result, then :func:`persona_metrics.merge`, then :meth:`present`. The inputs must already be checked
+        (:meth:`validated`, :meth:`check_option_values`); evaluate's writer is not involved.
+        """
+        self._want_result = True
+        try:
+            return self._compute(**kwargs)  # type: ignore[attr-defined]
+        finally:
+            self._want_result = False
+
+    def _output(self, result: Any, **options: Any) -> Any:
+        """What ``_compute`` returns: :meth:`present` of the library's result (for :meth:`library_result`: itself)."""
+        return result if vars(self).get("_want_result") else self.present(result, **options)
+
+    def present(self, result: Any, **options: Any) -> dict[str, Any]:
+        """The module's output dict of a library result, under the compute ``options`` (each module defines it)."""
+        raise NotImplementedError
+
     def compute(self, **kwargs: Any) -> Any:
         """Check the options' values (:meth:`check_option_values`), then compute as evaluate does.
 

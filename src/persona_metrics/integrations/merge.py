@@ -15,7 +15,7 @@ from typing import Any
 from persona_metrics.merging import check_results, merge_items
 from persona_metrics.persona.quality import QualityResult
 from persona_metrics.persona.style import StyleResult
-from persona_metrics.personalization import PersonalizationResult, merge_personalization
+from persona_metrics.personalization import ExcludedPart, PersonalizationResult, merge_personalization
 from persona_metrics.signature import Signature
 from persona_metrics.significance import bootstrap_intervals
 from persona_metrics.summary_eval.scorer import SummaryEvalResult
@@ -53,7 +53,7 @@ PER_ITEM: dict[type, tuple[Callable[[Any], int], Callable[[Any], Any]]] = {
     SummaryEvalResult: (len, lambda merged: merged),
 }
 #: Every result type :func:`merge` takes.
-MERGEABLE: tuple[type, ...] = (PersonalizationResult, *PER_ITEM)
+MERGEABLE: tuple[type, ...] = (PersonalizationResult, ExcludedPart, *PER_ITEM)
 
 
 def merge(results: Sequence[Any], positions: Sequence[Sequence[int]] | None = None) -> Any:
@@ -92,7 +92,7 @@ def merge(results: Sequence[Any], positions: Sequence[Sequence[int]] | None = No
     kind = type(results[0])
     if kind not in MERGEABLE:
         raise TypeError(f"results[0] must be one of {names}, got {kind.__name__}")
-    if kind is PersonalizationResult:
+    if kind in (PersonalizationResult, ExcludedPart):
         return merge_personalization(results, positions)
     parts = check_results(results, kind)
     size, recompute = PER_ITEM[kind]

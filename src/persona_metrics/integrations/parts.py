@@ -13,12 +13,11 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pickle
-from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from persona_metrics.integrations.merge import merge
-from persona_metrics.personalization import PersonalizationResult, shard_of
+from persona_metrics.personalization import ExcludedPart, shard_of
 from persona_metrics.validation import check_choice
 
 
@@ -70,15 +69,14 @@ class Part:
 
     Attributes:
         positions: the position in the whole input of each item of ``result`` (``positions[i]`` for item i).
-        result: the library's result over these rows; None for a DEGRESS / PerSEval part whose documents all have
-            one reference (nothing to score there; one call over the whole input excludes and counts them too).
-        num_excluded_documents: such single-reference documents, when ``result`` is None.
+        result: the library's result over these rows; for a DEGRESS / PerSEval part whose documents all have one
+            reference, an :class:`~persona_metrics.personalization.ExcludedPart` (their counts: nothing to score
+            there; one call over the whole input excludes and counts them too).
         worker: where the part was scored (the engine's task id, or empty).
     """
 
     positions: tuple[int, ...]
     result: Any
-    num_excluded_documents: int = 0
     worker: str = ""
 
 
@@ -121,9 +119,9 @@ def score_rows(metric: str, columns: Mapping[str, Sequence[Any]], positions: Seq
     wanted = [name for name in (*spec.columns, *spec.optional) if name in columns]
     rows, where = _in_input_order({name: columns[name] for name in wanted}, positions)
     if spec.by_document:
-        keys = Counter(rows[spec.document_column(rows)])
-        if all(count == 1 for count in keys.values()):
-            return Part(where, None, num_excluded_documents=len(keys))
+        excluded = ExcludedPart.of(rows["documents"], rows.get("document_ids"))
+        if excluded is not None:
+            return Part(where, excluded)
     module, name = spec.function.split(":")
     function = getattr(importlib.import_module(module), name)
     keywords = {name: rows[name] for name in spec.optional if name in rows}
@@ -148,30 +146,6 @@ def unpack(states: Iterable[bytes]) -> list[Part]:
     return parts
 
 
-def _unscored(template: PersonalizationResult, part: Part) -> PersonalizationResult:
-    """A part of single-reference documents as a result to merge: its counts only, no document, no system number.
-
-    The merge reduces the scored documents of all parts and adds up the counts; a result's own system numbers are
-    never read by it (hence NaN here).
-    """
-    nan = float("nan")
-    return dataclasses.replace(
-        template,
-        degress=nan,
-        egises=nan,
-        perseval=nan,
-        edp=nan,
-        accuracy_distance=nan,
-        p_accuracy=nan,
-        accuracy_similarity=nan,
-        num_items=len(part.positions),
-        num_documents=0,
-        num_excluded_documents=part.num_excluded_documents,
-        documents=(),
-        intervals={},
-    )
-
-
 def merge_parts(parts: Sequence[Part]) -> Any:
     """The result of the whole input from its scored parts (:func:`persona_metrics.merge`).
 
@@ -181,15 +155,7 @@ def merge_parts(parts: Sequence[Part]) -> Any:
     """
     if not parts:
         raise ValueError("no part to merge: the input had no rows")
-    scored = [part.result for part in parts if part.result is not None]
-    if not scored:
-        excluded = sum(part.num_excluded_documents for part in parts)
-        raise ValueError(
-            f"no document has at least 2 references (got {excluded} documents with one reference each); "
-            "DEGRESS and PerSEval compare users of the same document"
-        )
-    results = [part.result if part.result is not None else _unscored(scored[0], part) for part in parts]
-    return merge(results, positions=[part.positions for part in parts])
+    return merge([part.result for part in parts], positions=[part.positions for part in parts])
 
 
 def score_batch(batch: Mapping[str, Sequence[Any]], indices: Sequence[int], *, metric: str, **options: Any) -> dict:

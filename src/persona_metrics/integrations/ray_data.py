@@ -88,7 +88,7 @@ def _score_table(table: pa.Table, *, metric: str, position: str, options: Mappin
         return pa.table({STATE: pa.array([], type=pa.binary())})
     columns = {name: table.column(name).to_pylist() for name in table.column_names if name != position}
     part = score_rows(metric, columns, table.column(position).to_pylist(), **options)
-    part = Part(part.positions, part.result, part.num_excluded_documents, worker=_task_id())
+    part = Part(part.positions, part.result, worker=_task_id())
     return pa.table({STATE: pa.array([pack(part)], type=pa.binary())})
 
 

@@ -34,7 +34,7 @@ from persona_metrics.personalization.formulas import (
     edp_scores,
     p_accuracy,
 )
-from persona_metrics.personalization.merge import merge_personalization, shard_of
+from persona_metrics.personalization.merge import ExcludedPart, merge_personalization, shard_of
 from persona_metrics.personalization.params import DistanceChoice, PersevalParams, resolve_distance
 from persona_metrics.personalization.scorer import (
     PER_SUMMARY_NAMES,
@@ -63,6 +63,7 @@ __all__ = [
     "DistanceChoice",
     "DocumentGroup",
     "DocumentScores",
+    "ExcludedPart",
     "Penalties",
     "PersevalParams",
     "PersonalizationResult",

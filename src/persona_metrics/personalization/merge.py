@@ -12,10 +12,16 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 
 from persona_metrics.merging import check_positions, check_results
 from persona_metrics.personalization.params import PersevalParams
-from persona_metrics.personalization.scorer import DocumentScores, PersonalizationResult, system_result
+from persona_metrics.personalization.scorer import (
+    DocumentScores,
+    PersonalizationResult,
+    group_documents,
+    system_result,
+)
 
 
 def shard_of(document_id: Hashable, num_shards: int) -> int:
@@ -35,8 +41,35 @@ def shard_of(document_id: Hashable, num_shards: int) -> int:
     return int.from_bytes(digest, "big") % num_shards
 
 
-def _placed(result: PersonalizationResult, where: Sequence[int], r: int) -> list[DocumentScores]:
+@dataclass(frozen=True)
+class ExcludedPart:
+    """A part of an input whose documents all have a single reference: nothing to score, only counts to merge.
+
+    One call over the whole input excludes and counts such documents; a part made only of them (a shard, a rank's
+    share) cannot be scored on its own (:func:`score_personalization` refuses an input without a document of two
+    users), so it enters :func:`merge_personalization` as its counts. Make one with :meth:`of`.
+
+    Attributes:
+        num_items: the part's rows.
+        num_excluded_documents: its documents (each with one reference).
+    """
+
+    num_items: int
+    num_excluded_documents: int
+
+    @classmethod
+    def of(cls, documents: Sequence[str], document_ids: Sequence[Hashable] | None = None) -> ExcludedPart | None:
+        """The part's counts when none of its documents has two rows (grouped as the scorer groups), else None."""
+        groups = group_documents(documents, document_ids)
+        if any(len(group.indices) >= 2 for group in groups):
+            return None
+        return cls(len(documents), len(groups))
+
+
+def _placed(result: PersonalizationResult | ExcludedPart, where: Sequence[int], r: int) -> list[DocumentScores]:
     """``result``'s documents with their items' positions in the whole input (``where[i]`` for item i)."""
+    if isinstance(result, ExcludedPart):
+        return []
     docs = []
     for doc in result.documents:
         indices = tuple(where[i] for i in doc.indices)
@@ -49,25 +82,26 @@ def _placed(result: PersonalizationResult, where: Sequence[int], r: int) -> list
     return docs
 
 
-def _common_params(results: Sequence[PersonalizationResult]) -> PersevalParams:
-    """The params all ``results`` were scored with (equal signatures), checked."""
-    results = check_results(results, PersonalizationResult)
-    for r, result in enumerate(results):
+def _common_params(results: Sequence[PersonalizationResult | ExcludedPart]) -> PersevalParams | None:
+    """The params all scored ``results`` were scored with (equal signatures), checked; None when none is scored."""
+    results = check_results(results, (PersonalizationResult, ExcludedPart))
+    scored = [(r, result) for r, result in enumerate(results) if isinstance(result, PersonalizationResult)]
+    if not scored:
+        return None
+    first = scored[0][1]
+    for r, result in scored:
         if result.params is None:
             raise TypeError(f"results[{r}] carries no params; merge results made by score_personalization")
-        if result.signature != results[0].signature:
+        if result.signature != first.signature:
             raise ValueError(
-                f"results[{r}] was scored as {result.signature!r}, results[0] as {results[0].signature!r}; "
+                f"results[{r}] was scored as {result.signature!r}, results[{scored[0][0]}] as {first.signature!r}; "
                 "only results of the same distance and hyper-parameters merge"
             )
-    params = results[0].params
-    if params is None:  # checked above; narrows the type
-        raise TypeError("results[0] carries no params")
-    return params
+    return first.params
 
 
 def merge_personalization(
-    results: Sequence[PersonalizationResult], positions: Sequence[Sequence[int]] | None = None
+    results: Sequence[PersonalizationResult | ExcludedPart], positions: Sequence[Sequence[int]] | None = None
 ) -> PersonalizationResult:
     """One result from results scored on disjoint parts of one input, equal to scoring the whole input at once.
 
@@ -78,7 +112,8 @@ def merge_personalization(
     the unsharded call's, bit for bit, whatever the order of ``results``.
 
     Args:
-        results: the parts' results (at least one).
+        results: the parts' results (at least one); a part whose documents all have one reference is an
+            :class:`ExcludedPart` (its counts).
         positions: per result, the position of each of its items in the whole input (``positions[r][i]`` for
             item i of ``results[r]``; together a permutation of ``0 … N−1``). Default: the results are consecutive
             slices of the input, in the order given.
@@ -109,7 +144,7 @@ def merge_personalization(
         parts,
         num_items=sum(result.num_items for result in results),
         num_excluded_documents=sum(result.num_excluded_documents for result in results),
-        signature=results[0].signature,
+        signature=next((r.signature for r in results if isinstance(r, PersonalizationResult)), ""),
         params=params,
         names=[f"results[{r}]" for r in range(len(results))],
     )
@@ -121,7 +156,7 @@ def merge_documents(
     num_items: int,
     num_excluded_documents: int,
     signature: str,
-    params: PersevalParams,
+    params: PersevalParams | None,
     names: Sequence[str] | None = None,
 ) -> PersonalizationResult:
     """The result of the parts' scored documents, their ``indices`` already positions in the whole input.
@@ -157,6 +192,8 @@ def merge_documents(
             f"no document has at least 2 references ({num_excluded_documents} documents with one reference each); "
             "DEGRESS and PerSEval compare users of the same document"
         )
+    if params is None:
+        raise TypeError("params: the scored parts' PersevalParams are needed to reduce their documents")
     docs.sort(key=lambda doc: doc.indices[0])  # first-seen order of the whole input: the unsharded reduction order
     return system_result(
         docs,
