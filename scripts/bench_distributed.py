@@ -1,13 +1,15 @@
 """PerSEval with BERTScore through the distributed metric class: one process against 2 gloo processes.
 
-    python scripts/bench_distributed.py [--rows N] [--threads T]
+    python scripts/bench_distributed.py [--pens-dir DIR] [--rows N] [--threads T]
 
-Each side runs in fresh processes (so the first call, model load included, is what is timed, as a user meets it):
-one process with T torch threads, then ``torch.distributed.run --nproc_per_node 2`` with T/2 threads each (the same
-cores). Rows: the shipped PENS sample (the headline as every user's summary), ``DistributedSampler`` order in the
-2-process run. The table gives the wall seconds of ``compute()`` and of the whole process, each rank's share of the
-rows, and whether the results are equal (they must be, bit for bit). Machine load is printed beside it: timings on a
-busy machine are not comparable with an idle one.
+Every run is a fresh process (or pair of processes), so each call is the first one, model load included, as a
+user meets it (the embeddings of a text are cached in a process, so a second call in the same process would time
+the cache, not the work). Runs: one process with T torch threads; one process with T/2 threads (what one rank had
+when rank 0 scored every row); ``torch.distributed.run --nproc_per_node 2`` with T/2 threads each (the same
+cores), the rows in ``DistributedSampler`` order. Data: the shipped PENS sample, or a PENS-format folder such as
+``scripts/make_synthetic_pens.py`` output, the headline as every user's summary. The table gives the seconds of
+``compute()`` (the slowest rank), of the whole process, each rank's share of the rows and the speed-up; the
+results must be equal bit for bit. Machine load is printed beside it: timings on a busy machine say little.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def worker(out: Path, rows: int) -> None:
+def worker(out: Path, pens_dir: Path, rows: int) -> None:
     """One rank (or the only process): add this rank's rows, time compute(), write what it saw."""
     start = time.perf_counter()
     import torch
@@ -37,13 +39,15 @@ def worker(out: Path, rows: int) -> None:
     from persona_metrics.integrations.distributed import PersevalMetric, rank_and_size
 
     rank, size = rank_and_size()
-    data = load_pens(ROOT / "data" / "pens_sample").select(range(rows))
+    data = load_pens(pens_dir)
+    data = data.select(range(min(rows, len(data))))
     columns = {
         "predictions": baseline_predictions(data, "headline"),
         "references": list(data["reference"]),
         "documents": list(data["document"]),
+        "document_ids": list(data["news_id"]),
     }
-    mine = list(range(rank, rows, size))
+    mine = list(range(rank, len(data), size))
     metric = PersevalMetric(distance="bertscore", return_per_summary=True)
     metric.update(**{k: [v[i] for i in mine] for k, v in columns.items()}, indices=mine)
     tick = time.perf_counter()
@@ -56,40 +60,47 @@ def worker(out: Path, rows: int) -> None:
         dist.destroy_process_group()
 
 
-def run(processes: int, threads: int, rows: int, out: Path) -> list[dict]:
+def run(processes: int, threads: int, args: argparse.Namespace) -> list[dict]:
+    """The records of one run (one per rank)."""
     env = {**os.environ, "BENCH_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)}
-    script = [str(Path(__file__).resolve()), "--worker", str(out), "--rows", str(rows)]
-    if processes == 1:
-        cmd = [sys.executable, *script]
-    else:
-        cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={processes}", *script]
-    subprocess.run(cmd, check=True, env=env, capture_output=True, text=True)
-    return [json.loads((out / f"rank{r}.json").read_text()) for r in range(processes)]
+    with tempfile.TemporaryDirectory() as out:
+        script = [str(Path(__file__).resolve()), "--worker", out, "--pens-dir", str(args.pens_dir)]
+        script += ["--rows", str(args.rows)]
+        launcher = ["-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={processes}"]
+        cmd = [sys.executable, *(launcher if processes > 1 else []), *script]
+        subprocess.run(cmd, check=True, env=env, capture_output=True, text=True)
+        return [json.loads((Path(out) / f"rank{r}.json").read_text()) for r in range(processes)]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rows", type=int, default=279, help="rows of the PENS sample (default: all 279)")
+    parser.add_argument("--pens-dir", type=Path, default=ROOT / "data" / "pens_sample", help="PENS-format folder")
+    parser.add_argument("--rows", type=int, default=10**9, help="at most this many rows (default: all)")
     parser.add_argument("--threads", type=int, default=2, help="torch threads in all (default 2: this machine)")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
-        worker(args.worker, args.rows)
+        worker(args.worker, args.pens_dir, args.rows)
         return
+    half = max(1, args.threads // 2)
     load = os.getloadavg()
-    with tempfile.TemporaryDirectory() as one_dir, tempfile.TemporaryDirectory() as two_dir:
-        one = run(1, args.threads, args.rows, Path(one_dir))
-        two = run(2, max(1, args.threads // 2), args.rows, Path(two_dir))
-    equal = all(rank["result"] == one[0]["result"] for rank in two)
-    base = one[0]["compute_s"]
-    print(f"PerSEval (bertscore) of {args.rows} PENS rows; load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    runs = [
+        (f"1 process, {args.threads} threads", run(1, args.threads, args)),
+        (f"1 process, {half} thread(s)", run(1, half, args)),
+        (f"2 gloo processes, {half} each", run(2, half, args)),
+    ]
+    reference = runs[0][1][0]["result"]
+    equal = all(rank["result"] == reference for _, ranks in runs for rank in ranks)
+    rows = runs[0][1][0]["scored"]
+    print(f"PerSEval (bertscore), {rows} rows of {args.pens_dir.name}; load average before: "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; after: {os.getloadavg()[0]:.2f}")  # fmt: skip
     print(f"{'run':<28}{'compute s':>11}{'process s':>11}{'rows per rank':>16}{'speed-up':>10}")
-    print(f"{'1 process, %d threads' % args.threads:<28}{base:>11.2f}{one[0]['process_s']:>11.2f}"
-          f"{str([one[0]['scored']]):>16}{1.0:>10.2f}")  # fmt: skip
-    slowest = max(rank["compute_s"] for rank in two)
-    print(f"{'2 gloo processes, %d each' % max(1, args.threads // 2):<28}{slowest:>11.2f}"
-          f"{max(r['process_s'] for r in two):>11.2f}{str([r['scored'] for r in two]):>16}{base / slowest:>10.2f}")  # fmt: skip
-    print(f"results equal bit for bit on every rank: {equal}")
+    base = runs[0][1][0]["compute_s"]
+    for name, ranks in runs:
+        seconds = max(r["compute_s"] for r in ranks)
+        print(f"{name:<28}{seconds:>11.2f}{max(r['process_s'] for r in ranks):>11.2f}"
+              f"{[r['scored'] for r in ranks]!s:>16}{base / seconds:>10.2f}")  # fmt: skip
+    print(f"speed-up: against the first row; results equal bit for bit on every rank: {equal}")
     if not equal:
         sys.exit(1)
 
