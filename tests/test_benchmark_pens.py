@@ -80,7 +80,7 @@ def test_prediction_files(ds, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=f"no prediction for 1 examples, e.g. user {rows[0]['user_id']}"):
         read_jsonl_predictions(jsonl, ds)
     jsonl.write_text(json.dumps(rows[0]) + "\n{broken\n")
-    with pytest.raises(ValueError, match=r"m2.jsonl:2: expected"):
+    with pytest.raises(ValueError, match=r"m2.jsonl:2: not valid JSON"):
         read_jsonl_predictions(jsonl, ds)
 
 

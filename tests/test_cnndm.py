@@ -28,7 +28,7 @@ def test_shipped_sample_has_the_cnndm_schema() -> None:
 def test_missing_column_and_bad_sources(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"article": "a", "id": "1"}) + "\n")
-    with pytest.raises(ValueError, match=r"lacks the columns \['highlights'\]"):
+    with pytest.raises(ValueError, match=r"bad.jsonl:1: missing keys \['highlights'\]"):
         load_cnndm([bad])
     with pytest.raises(ValueError, match="hub=True"):
         load_cnndm()

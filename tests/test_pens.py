@@ -66,7 +66,8 @@ def test_malformed_lines_are_reported_with_line_numbers(tmp_path: Path) -> None:
     lines[2] = lines[2].replace("\t", " ", 1)  # line 3: one field short
     lines.append("N4\tonly two fields")  # line 5
     (path / "news.tsv").write_text("\n".join(lines) + "\n")
-    with pytest.raises(ValueError, match=r"news.tsv: 2 malformed lines \(expected 7 tab-separated fields\): 3, 5"):
+    message = r"news.tsv:3: 6 tab-separated fields, expected 7 \(News ID, .*\); 2 malformed lines: 3, 5"
+    with pytest.raises(ValueError, match=message):
         load_pens(path)
 
 

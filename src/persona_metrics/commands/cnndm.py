@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from persona_metrics.commands.judge_options import add_judge_arguments, make_judge
 from persona_metrics.commands.output import (
@@ -27,6 +27,9 @@ from persona_metrics.commands.output import (
 from persona_metrics.summary_eval.judge import JudgeError, OnVerdict, ResultsLog, Verdict
 from persona_metrics.summary_eval.rubrics import get_rubric
 from persona_metrics.summary_eval.scorer import NO_JUDGE_NOTE
+
+if TYPE_CHECKING:
+    from persona_metrics.integrations.item_states import MergedItems
 
 NAME = "cnndm"
 HELP = "persona quality (journalist) and SummaryEval of lead-3, random-3 and prediction files on CNN/DailyMail"
@@ -58,6 +61,11 @@ Systems: lead3 (first three sentences), random3 (three seeded random sentences),
 against themselves: a sanity row) and prediction files given with --predictions: JSON lines
 {"id": "<article id>", "prediction": "<summary>"}, one per article; the file stem names the system.
 
+--shard I/N --states OUT.jsonl scores only the I-th of N contiguous blocks of the sampled articles (every shard
+samples the same articles: same data, -n and --seed) and writes its per-article states instead of printing;
+"persona-metrics merge" of the N files prints exactly what the unsharded run prints, intervals and signatures
+included (docs/scaling.md section 2).
+
 The judge rates with a rubric of the registry (--rubric; the default, accuracy, is the original's 0-3 scale;
 coherence, consistency, fluency and relevance are G-Eval's, with --scoring weighted for G-Eval's weighting),
 asks for structured output and accepts only a well-formed {"score": <on the rubric's scale>, "rationale": ...}
@@ -77,6 +85,7 @@ examples:
   persona-metrics cnndm --predictions my_model.jsonl --format json
   persona-metrics cnndm -n 8 -f csv --base-url http://127.0.0.1:8080/v1 -m smollm2 --out judged.jsonl
   persona-metrics cnndm -n 8 --base-url http://127.0.0.1:8080/v1 -m smollm2 --concurrency 1 --timeout 600
+  persona-metrics cnndm -n 1000 --shard 2/4 --states c2.jsonl    (then: persona-metrics merge c1.jsonl ... c4.jsonl)
 
 A local server that answers one request at a time wants --concurrency 1 (requests queued behind others count
 against --timeout). Judge key: the environment variable named by --api-key-env (default OPENAI_API_KEY); a
@@ -97,6 +106,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-files", nargs="*", type=Path, default=None, help="local parquet or JSON lines")
     parser.add_argument("--hub", action="store_true", help="load the test split from the Hub (needs network)")
     parser.add_argument("--predictions", nargs="*", type=Path, default=[], help="JSON lines {id, prediction}")
+    parser.add_argument(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help="score only the I-th of N contiguous blocks of the sampled articles and write its states to --states "
+        "instead of printing; persona-metrics merge prints the whole output (docs/scaling.md section 2)",
+    )
+    parser.add_argument("--states", type=Path, default=None, metavar="OUT.jsonl", help="where --shard writes states")
     judge = add_judge_arguments(parser, "SummaryEval accuracy judge (optional)", model_required=False)
     judge.add_argument(
         "--out",
@@ -133,46 +150,82 @@ def load_systems(args: argparse.Namespace) -> Benchmark:
     return Benchmark(list(ds["article"]), refs, ids, systems)
 
 
-def _recorder(results: ResultsLog, system: str, ids: list[str]) -> OnVerdict:
-    """Append one ``--out`` line per judged item of ``system``."""
+def _recorder(results: ResultsLog, system: str, ids: list[str], rows: Sequence[int]) -> OnVerdict:
+    """Append one ``--out`` line per judged item of ``system`` (item ``k`` of the scored ``rows`` is ``rows[k]``)."""
 
     def record(item: int, verdict: Verdict) -> None:
-        results.append({"system": system, "item": item, "id": ids[item], **verdict.record()})
+        results.append({"system": system, "item": rows[item], "id": ids[rows[item]], **verdict.record()})
 
     return record
+
+
+def score_results(
+    bench: Benchmark,
+    rows: Sequence[int],
+    judge: Any = None,
+    options: tuple[int, int] = (0, 0),
+    results: ResultsLog | None = None,
+) -> dict[str, tuple[Any, Any]]:
+    """``{system: (persona_quality result, SummaryEval result)}`` over the articles at ``rows``.
+
+    ``options`` is ``(bootstrap, seed)`` of persona_quality's intervals. With ``results``, each judged item is
+    appended to it as soon as it is judged.
+    """
+    from persona_metrics.persona.quality import score_quality
+    from persona_metrics.summary_eval import SummaryEvalScorer
+
+    if not rows:  # a shard past the last article
+        return {}
+    summary_eval = SummaryEvalScorer(judge)
+    articles, refs = [bench.articles[i] for i in rows], [bench.references[i] for i in rows]
+    scored = {}
+    for name, summaries in bench.systems.items():
+        preds = [summaries[i] for i in rows]
+        quality = score_quality(preds, refs, [PERSONA] * len(preds), bootstrap=options[0], seed=options[1])
+        on_verdict = _recorder(results, name, bench.ids, rows) if results is not None and judge is not None else None
+        scored[name] = (quality, summary_eval.score(preds, articles, on_verdict=on_verdict))
+    return scored
+
+
+def system_rows(scored: dict[str, tuple[Any, Any]], judged: bool) -> list[dict[str, Any]]:
+    """One row per system, laid out from its two results.
+
+    A row: name, articles, persona_quality means (with their intervals) and signature, SummaryEval means and
+    signature (and ``num_invalid`` with a judge).
+    """
+    rows = []
+    for name, (quality, se) in scored.items():
+        row = {"system": name, "n": len(se), **quality.as_dict(), "signature": quality.signature}
+        row |= {**se.means(), "summary_eval_signature": se.signature}
+        if judged:
+            row["num_invalid"] = se.num_invalid
+        rows.append(row)
+    return rows
+
+
+def micro_rows(scored: dict[str, tuple[Any, Any]], ids: Sequence[str]) -> list[dict[str, Any]]:
+    """One ``--micro`` row per (system, article): the id, every per-item value and both signatures."""
+    micro = []
+    for name, (quality, se) in scored.items():
+        columns = {"id": list(ids), **quality.per_item(), **se.per_item()}
+        micro += item_rows(columns, system=name, signature=quality.signature, summary_eval_signature=se.signature)
+    return micro
 
 
 def score_systems(
     bench: Benchmark, judge: Any = None, bootstrap: int = 0, seed: int = 0, results: ResultsLog | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """One row per system and one micro row per (system, article).
-
-    A system's row: name, articles, persona_quality means (with their bootstrap intervals when ``bootstrap``)
-    and signature, SummaryEval means and signature. With ``results``, each judged item is appended to it as
-    soon as it is judged.
-    """
-    from persona_metrics.persona.quality import score_quality
-    from persona_metrics.summary_eval import SummaryEvalScorer
-
-    summary_eval = SummaryEvalScorer(judge)
-    rows, micro = [], []
-    for name, preds in bench.systems.items():
-        result = score_quality(preds, bench.references, [PERSONA] * len(preds), bootstrap=bootstrap, seed=seed)
-        on_verdict = _recorder(results, name, bench.ids) if results is not None and judge is not None else None
-        se = summary_eval.score(preds, bench.articles, on_verdict=on_verdict)
-        row = {"system": name, "n": len(preds), **result.as_dict(), "signature": result.signature}
-        row |= {**se.means(), "summary_eval_signature": se.signature}
-        if judge is not None:
-            row["num_invalid"] = se.num_invalid
-        rows.append(row)
-        columns = {"id": bench.ids, **result.per_item(), **se.per_item()}
-        signatures = {"signature": result.signature, "summary_eval_signature": se.signature}
-        micro += item_rows(columns, system=name, **signatures)
-    return rows, micro
+    """One row per system and one micro row per (system, article), over every article of ``bench``."""
+    scored = score_results(bench, range(len(bench.ids)), judge, (bootstrap, seed), results)
+    return system_rows(scored, judge is not None), micro_rows(scored, bench.ids)
 
 
-def _judged(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Any]:
-    """Rows, micro rows and the judge; ``--out`` read back for the judge, then appended to as items finish.
+def _judged(
+    args: argparse.Namespace, rows_of: Callable[[Benchmark], Sequence[int]]
+) -> tuple[Benchmark, dict[str, tuple[Any, Any]], Any]:
+    """The benchmark, the scored results of its articles at ``rows_of(benchmark)`` and the judge.
+
+    ``--out`` is read back for the judge, then appended to as items finish.
 
     Raises:
         ValueError: --out without a judge, or a bad judge option.
@@ -183,7 +236,8 @@ def _judged(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[s
     results = ResultsLog(args.out) if args.out is not None else None
     judge = make_judge(args, results.answers(get_rubric(args.rubric)) if results is not None else None)
     try:
-        rows, micro = score_systems(load_systems(args), judge, args.bootstrap, args.seed, results)
+        bench = load_systems(args)
+        scored = score_results(bench, rows_of(bench), judge, (args.bootstrap, args.seed), results)
     except JudgeError as err:
         kept = (["the judge cache"] if judge.cache is not None else []) + ([str(args.out)] if results else [])
         saved = f"; finished items are saved in {' and '.join(kept)}: rerun the same command to go on" if kept else ""
@@ -191,23 +245,101 @@ def _judged(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[s
     finally:
         if results is not None:
             results.close()
-    return rows, micro, judge
+    return bench, scored, judge
 
 
-def run(args: argparse.Namespace) -> int:
-    """Load, score, print in the chosen format and (``--micro``) write the per-summary lines."""
-    with input_errors():
-        if args.bootstrap < 0 or args.bootstrap == 1:
-            raise ValueError(f"--bootstrap must be 0 (off) or at least 2 resamples, got {args.bootstrap}")
-        rows, micro, judge = _judged(args)
-        if args.micro is not None:
-            write_text(args.micro, jsonl_text(micro))
+def output_text(rows: list[dict[str, Any]], fmt: str) -> str:
+    """The systems' rows as a table (means with their intervals, then both signatures), JSON or CSV."""
     signatures = ("signature", "summary_eval_signature")
     shown = [merge_intervals({k: v for k, v in row.items() if k not in signatures}) for row in rows]
     table = markdown_table(shown) + "".join(f"\n\n{k}: {rows[0][k]}" for k in signatures) + "\n"
-    emit(render_rows(rows, args.format, table))
-    if judge is None:
-        sys.stderr.write(f"note: {NO_JUDGE_NOTE}; here: -m/--model (and --base-url)\n")
+    return render_rows(rows, fmt, table)
+
+
+def _notes(judged: bool) -> list[str]:
+    """What standard error says after the output."""
+    return [] if judged else [f"{NO_JUDGE_NOTE}; here: -m/--model (and --base-url)"]
+
+
+def _input_name(args: argparse.Namespace) -> str:
+    """The data as the command line named it (the same on every machine for the shipped sample)."""
+    if args.hub:
+        return "hub"
+    return " ".join(str(path) for path in args.data_files) if args.data_files else "sample"
+
+
+def shard_states(
+    args: argparse.Namespace, bench: Benchmark, scored: dict[str, tuple[Any, Any]], shard: tuple[int, int]
+) -> str:
+    """The states file of shard ``shard = (I, N)``: every system's two results over the shard's articles."""
+    import json
+
+    from persona_metrics.integrations.item_states import item_state_lines
+    from persona_metrics.integrations.states import digest, shard_block, states_text
+
+    block = shard_block(len(bench.ids), *shard)
+    content = json.dumps([bench.articles, bench.references, bench.ids, bench.systems]).encode("utf-8")
+    lines = []
+    for name, (quality, se) in scored.items():
+        lines += item_state_lines(name, "persona_quality", quality, block)
+        lines += item_state_lines(name, "summary_eval", se, block)
+    header = {
+        "command": NAME,
+        "metric": NAME,
+        "input": _input_name(args),
+        "input_sha256": digest([content]),
+        "num_items": len(bench.ids),
+        "shard": shard[0],
+        "num_shards": shard[1],
+        "options": {"bootstrap": args.bootstrap, "seed": args.seed, "judged": args.model is not None},
+        "systems": list(bench.systems),
+        "results": ["persona_quality", "summary_eval"],
+        "notes": [],
+    }
+    return states_text(header, lines)
+
+
+def _write_shard(args: argparse.Namespace) -> int:
+    """``--shard I/N --states OUT``: score the shard's block of articles and write its states."""
+    from persona_metrics.integrations.states import parse_shard, shard_block
+
+    if args.shard is None:
+        raise ValueError("--states is written by --shard I/N; give both")
+    if args.states is None or args.micro is not None:
+        raise ValueError("--shard needs --states OUT.jsonl and takes no --micro; see docs/scaling.md section 2")
+    shard = parse_shard(args.shard)
+    bench, scored, _ = _judged(args, lambda bench: shard_block(len(bench.ids), *shard))
+    write_text(args.states, shard_states(args, bench, scored, shard))
+    sys.stderr.write(
+        f"shard {args.shard}: states written to {args.states}; merge the shards with persona-metrics merge\n"
+    )
+    return 0
+
+
+def merged_output(merged: MergedItems, fmt: str) -> tuple[str, list[str]]:
+    """The output of a merged sharded run (``persona-metrics merge``) and its notes, as the unsharded run's."""
+    header = merged.header
+    scored = {
+        name: (merged.results[name]["persona_quality"], merged.results[name]["summary_eval"])
+        for name in header["systems"]
+    }
+    judged = bool(header["options"]["judged"])
+    return output_text(system_rows(scored, judged), fmt), _notes(judged)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load, score, print in the chosen format and (``--micro``) write the per-summary lines; or write a shard."""
+    with input_errors():
+        if args.bootstrap < 0 or args.bootstrap == 1:
+            raise ValueError(f"--bootstrap must be 0 (off) or at least 2 resamples, got {args.bootstrap}")
+        if args.shard is not None or args.states is not None:
+            return _write_shard(args)
+        bench, scored, judge = _judged(args, lambda bench: range(len(bench.ids)))
+        rows = system_rows(scored, judge is not None)
+        if args.micro is not None:
+            write_text(args.micro, jsonl_text(micro_rows(scored, bench.ids)))
+    emit(output_text(rows, args.format))
+    sys.stderr.writelines(f"note: {note}\n" for note in _notes(judge is not None))
     return 0
 
 

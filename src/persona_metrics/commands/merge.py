@@ -7,8 +7,10 @@ the whole input, and the command that wrote the states (``score`` or ``pens``) l
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from persona_metrics.commands.output import (
     add_format_argument,
@@ -20,6 +22,9 @@ from persona_metrics.commands.output import (
     render_rows,
 )
 
+if TYPE_CHECKING:
+    from persona_metrics.integrations.states import States
+
 NAME = "merge"
 HELP = "merge the states files of a sharded run (score/pens --shard I/N --states) and print the whole result"
 DESCRIPTION = """Merge the states files of a sharded run and print exactly what the unsharded command prints: every
@@ -30,10 +35,14 @@ number, interval, p-value, note and the signature, bit for bit (docs/scaling.md 
     == persona-metrics score perseval FILE [--format ...] [-q]
   persona-metrics pens DIR --shard 2/4 --states p2.jsonl ...; persona-metrics merge p*.jsonl
     == persona-metrics pens DIR (the report; --format json / csv print leaderboard.json / .csv)
+  persona-metrics score vert FILE --shard 1/8 --states v1.jsonl ...; persona-metrics merge v*.jsonl
+  persona-metrics cnndm -n 1000 --shard 1/4 --states c1.jsonl ...; persona-metrics merge c*.jsonl
 
-A shard holds the documents that a stable hash (BLAKE2b) of the document id assigns to it, so a document's users are
-never split. Files may be given in any order. The merge refuses, naming the file, states of another input (its
-SHA-256 differs), metric, options or signature, a shard given twice and a missing shard.
+A perseval / degress / pens shard holds the documents that a stable hash (BLAKE2b) of the document id assigns to it,
+so a document's users are never split; a persona_style, persona_quality, vert, summary_eval or cnndm shard holds
+the I-th of N contiguous blocks of the items (articles). Files may be given in any order. The merge refuses, naming
+the file, states of another input (its SHA-256 differs), metric, options or signature, a shard given twice, a
+missing shard, and a damaged line (FILE:LINE and the field); nothing is printed then (exit status 2).
 
 examples:
   persona-metrics merge states/*.jsonl
@@ -51,16 +60,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read and check the shards, merge them and print the report of the command that wrote them."""
     from persona_metrics.commands import pens, score
-    from persona_metrics.integrations.states import merge_states, read_states
+    from persona_metrics.integrations.states import layout, merge_states, read_states
 
     with input_errors():
-        merged = merge_states([read_states(path) for path in args.states])
+        shards = [read_states(path) for path in args.states]
+        if layout(shards[0].header) == "items":
+            return _merge_items(shards, args)
+        merged = merge_states(shards)
     if merged.header["command"] == pens.NAME:
         markdown, rows = pens.merged_report(merged)
         emit(quiet_text(rows, "perseval") if args.quiet else render_rows(rows, args.format, markdown))
         return 0
     leaderboard = score.merged_report(merged)
     score.print_report(leaderboard, args.format, args.quiet, score.HEADLINE[merged.header["metric"]])
+    return 0
+
+
+def _merge_items(shards: Sequence[States], args: argparse.Namespace) -> int:
+    """Merge per-item states (the per-item metrics of ``score``, ``cnndm``) and print the command's report."""
+    from persona_metrics.commands import cnndm, score
+    from persona_metrics.commands.per_item import merged_item_report
+    from persona_metrics.integrations.item_states import merge_item_states
+
+    merged = merge_item_states(shards)
+    if merged.header["command"] == cnndm.NAME:
+        if args.quiet:
+            raise ValueError("cnndm prints no single score: merge its states without -q")
+        text, notes = cnndm.merged_output(merged, args.format)
+        emit(text)
+        sys.stderr.writelines(f"note: {n}\n" for n in notes)
+        return 0
+    report = merged_item_report(merged)
+    score.print_report(report, args.format, args.quiet, score.HEADLINE[merged.header["metric"]])
     return 0
 
 

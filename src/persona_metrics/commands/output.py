@@ -13,6 +13,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,16 @@ class InputError(SystemExit):
 
     def __str__(self) -> str:
         return self.message
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a metric's scoring prints: rows for JSON / CSV, the laid-out table, notes, and the per-summary rows."""
+
+    rows: list[dict[str, Any]]
+    table: str
+    notes: list[str] = field(default_factory=list)
+    micro: list[dict[str, Any]] = field(default_factory=list)
 
 
 @contextmanager

@@ -6,8 +6,8 @@ import argparse
 import itertools
 import sys
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +15,7 @@ from persona_metrics.commands.output import (
     DEFAULT_SIGNIFICANCE_RESAMPLES,
     LEADERBOARD_KEY,
     InputError,
+    Report,
     add_format_argument,
     add_micro_argument,
     add_option_argument,
@@ -26,10 +27,7 @@ from persona_metrics.commands.output import (
     command_parser,
     emit,
     input_errors,
-    item_rows,
     jsonl_text,
-    markdown_table,
-    merge_intervals,
     parse_options,
     quiet_text,
     render_rows,
@@ -128,7 +126,13 @@ Options (-o KEY=VALUE, repeatable; named as in evaluate.load(METRIC).compute, se
   persona_quality    one line per line of FILE: system, item, every component, band, signature
   vert               one line per line of FILE: system, item, vert, sim, wmd, signature
 
-A malformed line stops with FILE:LINE and the problem (exit status 2).
+A malformed line stops with FILE:LINE, the field and the problem (exit status 2); so does a value the metric
+refuses on one line (an unknown persona, a reference without words).
+
+--shard I/N --states OUT.jsonl scores one shard and writes its states instead of printing; persona-metrics merge
+of the N states files prints exactly what the unsharded run prints (docs/scaling.md section 2). perseval and
+degress shard by document (a stable hash of the document id); the other metrics take the I-th of N contiguous
+blocks of items.
 
 examples:
   persona-metrics score perseval data/personalization_sample/sample.jsonl
@@ -136,16 +140,6 @@ examples:
   persona-metrics score persona_quality rows.jsonl -o style_method=zscore --format csv
   persona-metrics score vert pairs.jsonl -o encoder=minilm
 """
-
-
-@dataclass(frozen=True)
-class Report:
-    """What a metric's scoring prints: rows for JSON / CSV, the laid-out table, notes, and the per-summary rows."""
-
-    rows: list[dict[str, Any]]
-    table: str
-    notes: list[str] = field(default_factory=list)
-    micro: list[dict[str, Any]] = field(default_factory=list)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -164,7 +158,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="I/N",
         help="score only shard I of N (perseval, degress: the documents a stable hash of the document id assigns to "
-        "it) and write its states to --states instead of printing; persona-metrics merge prints the whole result",
+        "it; the other metrics: the I-th of N contiguous blocks of items) and write its states to --states instead "
+        "of printing; persona-metrics merge prints the whole result",
     )
     parser.add_argument("--states", type=Path, default=None, metavar="OUT.jsonl", help="where --shard writes states")
     add_judge_arguments(
@@ -392,118 +387,20 @@ def merged_report(merged: MergedStates) -> Report:
     return personalization_report(header["metric"], header["input"], header["num_items"], results, merged.notes, test)
 
 
-# --- persona_style / persona_quality -------------------------------------------------------------------
-def _single_table(metric: str, path: Path, row: Mapping[str, Any]) -> str:
-    """One system's numbers as a markdown table (intervals next to their means), then the signature."""
-    shown = merge_intervals({k: v for k, v in row.items() if k != "signature"})
-    return f"# {metric}: {path} ({row['n']} summaries)\n\n{markdown_table([shown])}\n\nsignature: {row['signature']}\n"
-
-
-def score_style_file(metric: str, path: Path, options: Mapping[str, Any]) -> Report:
-    """Mean style similarity of a file of ``{prediction, persona}`` lines."""
-    from persona_metrics.datasets.jsonl import read_string_columns
-    from persona_metrics.persona.style import score_style
-
-    check_option_names(options, OPTIONS[metric], metric)
-    cols = read_string_columns(path, ("prediction", "persona"), nonempty=("prediction", "persona"))
-    with captured_notes() as notes, input_errors(TypeError):
-        result = score_style(cols["prediction"], cols["persona"], **options)
-    means = {k: v for k, v in result.as_dict().items() if k != "scores"}
-    row = {"system": path.stem, "n": len(cols["prediction"]), **means, "signature": result.signature}
-    micro = item_rows({"style_similarity": result.scores.tolist()}, system=path.stem, signature=result.signature)
-    return Report([row], _single_table(metric, path, row), notes, micro)
-
-
-def _quality_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """``score_quality`` keyword arguments from the persona_quality module's option names."""
-    from persona_metrics.persona.quality import BertScoreConfig
-
-    rest = dict(options)
-    config = BertScoreConfig(
-        model=rest.pop("bertscore_model", None),
-        num_layers=rest.pop("bertscore_layers", None),
-        rescale=rest.pop("rescale", True),
-        baseline_path=rest.pop("baseline_path", None),
-    )
-    return {"bertscore": config, **rest}
-
-
-def score_quality_file(metric: str, path: Path, options: Mapping[str, Any]) -> Report:
-    """Mean persona quality and components of a file of ``{prediction, reference, persona}`` lines."""
-    from persona_metrics.datasets.jsonl import read_string_columns
-    from persona_metrics.persona.quality import score_quality
-
-    check_option_names(options, OPTIONS[metric], metric)
-    keys = ("prediction", "reference", "persona")
-    cols = read_string_columns(path, keys, nonempty=keys)
-    with captured_notes() as notes, input_errors(TypeError):
-        result = score_quality(cols["prediction"], cols["reference"], cols["persona"], **_quality_options(options))
-    row = {"system": path.stem, "n": len(cols["prediction"]), **result.as_dict(), "signature": result.signature}
-    micro = item_rows(result.per_item(), system=path.stem, signature=result.signature)
-    return Report([row], _single_table(metric, path, row), notes, micro)
-
-
-def score_vert_file(metric: str, path: Path, options: Mapping[str, Any]) -> Report:
-    """Mean VERT, sim and WMD of a file of ``{prediction, reference}`` lines (a reference may be a list)."""
-    from persona_metrics.datasets.jsonl import iter_jsonl
-    from persona_metrics.vert import score_vert
-
-    check_option_names(options, OPTIONS[metric], metric)
-    rows = []
-    for lineno, row in iter_jsonl(path):
-        missing = [k for k in ("prediction", "reference") if k not in row]
-        if missing:
-            raise ValueError(f"{path}:{lineno}: missing keys {missing}")
-        rows.append(row)
-    if not rows:
-        raise ValueError(f"{path}: no line (expected one JSON object per line with prediction and reference)")
-    with captured_notes() as notes, input_errors(TypeError):
-        result = score_vert([r["prediction"] for r in rows], [r["reference"] for r in rows], **options)
-    row = {"system": path.stem, "n": len(rows), **result.means(), "signature": result.signature}
-    micro = item_rows(result.per_item(), system=path.stem, signature=result.signature)
-    return Report([row], _single_table(metric, path, row), notes, micro)
-
-
-def score_summary_eval_file(args: argparse.Namespace, options: Mapping[str, Any]) -> Report:
-    """SummaryEval of a file of ``{prediction, source}`` lines: completeness and coherence, accuracy with a judge."""
-    from persona_metrics.commands.judge_options import make_judge
-    from persona_metrics.datasets.jsonl import read_string_columns
-    from persona_metrics.summary_eval.scorer import SummaryEvalScorer
-
-    check_option_names(options, OPTIONS[args.metric], args.metric)
-    cols = read_string_columns(args.file, ("prediction", "source"), nonempty=("source",))
-    judge = make_judge(args)
-    with captured_notes() as notes, input_errors(TypeError):
-        result = SummaryEvalScorer(judge, **options).score(cols["prediction"], cols["source"])
-    stem = Path(args.file).stem
-    row = {"system": stem, "n": len(result), **result.means(), "signature": result.signature}
-    if result.note is not None:
-        notes.append(f"{result.note}; here: -m/--model (and --base-url)" if judge is None else result.note)
-    micro = item_rows(result.per_item(), system=stem, signature=result.signature)
-    return Report([row], _single_table(args.metric, Path(args.file), row), notes, micro)
-
-
-#: METRIC → the function scoring a file with it.
-SCORERS: dict[str, Callable[[str, Path, Mapping[str, Any]], Report]] = {
-    "perseval": score_personalization_file,
-    "degress": score_personalization_file,
-    "persona_style": score_style_file,
-    "persona_quality": score_quality_file,
-    "vert": score_vert_file,
-}
-
-
 def _write_shard(args: argparse.Namespace, options: Mapping[str, Any], resamples: int) -> int:
     """``--shard I/N --states OUT``: write the shard's states (nothing on standard output but one line saying where)."""
+    from persona_metrics.commands.per_item import item_states
     from persona_metrics.integrations.states import parse_shard
 
-    if args.states is None or args.metric not in ("perseval", "degress") or args.micro is not None:
-        raise InputError(
-            "--shard needs --states OUT.jsonl, works for perseval and degress (documents are sharded), and takes no "
-            "--micro; see docs/scaling.md section 2"
-        )
+    if args.states is None or args.micro is not None:
+        raise InputError("--shard needs --states OUT.jsonl and takes no --micro; see docs/scaling.md section 2")
+    check_option_names(options, OPTIONS[args.metric], args.metric)
     with input_errors():
-        text = personalization_states(args.metric, args.file, options, resamples, parse_shard(args.shard))
+        shard = parse_shard(args.shard)
+        if args.metric in ("perseval", "degress"):
+            text = personalization_states(args.metric, args.file, options, resamples, shard)
+        else:
+            text = item_states(args, options, shard)
         write_text(args.states, text)
     sys.stderr.write(
         f"shard {args.shard}: states written to {args.states}; merge the shards with persona-metrics merge\n"
@@ -513,11 +410,12 @@ def _write_shard(args: argparse.Namespace, options: Mapping[str, Any], resamples
 
 def score_file(args: argparse.Namespace, options: Mapping[str, Any], resamples: int) -> Report:
     """The report of ``args.metric`` on ``args.file``."""
+    from persona_metrics.commands.per_item import score_item_file
+
     if args.metric in ("perseval", "degress"):
         return score_personalization_file(args.metric, args.file, options, resamples)
-    if args.metric == "summary_eval":
-        return score_summary_eval_file(args, options)
-    return SCORERS[args.metric](args.metric, args.file, options)
+    check_option_names(options, OPTIONS[args.metric], args.metric)
+    return score_item_file(args, options)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -36,6 +36,9 @@ def load_cnndm(data_files: Sequence[str | Path] | None = None, *, hub: bool = Fa
         builder = {".parquet": "parquet", ".jsonl": "json", ".json": "json"}.get(suffixes.pop(), "")
         if suffixes or not builder:
             raise ValueError(f"data_files must all be .parquet or all .jsonl/.json, got {sorted(map(str, data_files))}")
+        if builder == "json":
+            for path in data_files:
+                check_jsonl_rows(path)
         with quiet_foreign_progress():
             ds = load_dataset(builder, data_files=[str(f) for f in data_files], split="train")
     elif hub:
@@ -47,6 +50,22 @@ def load_cnndm(data_files: Sequence[str | Path] | None = None, *, hub: bool = Fa
     if missing:
         raise ValueError(f"CNN/DM data lacks the columns {missing} (has {ds.column_names})")
     return ds
+
+
+def check_jsonl_rows(path: str | Path) -> None:
+    """Check a JSON-lines data file before ``datasets`` reads it: every line an object with the columns.
+
+    ``article`` and ``highlights`` must be non-blank strings, ``id`` a string or a whole number.
+
+    Raises:
+        ValueError: ``FILE:LINE`` and the field (``datasets`` would name neither).
+    """
+    from persona_metrics.datasets.jsonl import check_id_fields, check_string_fields, iter_jsonl
+
+    for lineno, row in iter_jsonl(path):
+        where = f"{path}:{lineno}"
+        check_id_fields(row, ("id",), where)
+        check_string_fields(row, ("article", "highlights"), where, nonempty=("article", "highlights"))
 
 
 def lead3(article: str) -> str:
@@ -69,19 +88,20 @@ def read_predictions(path: str | Path, ids: Sequence[str]) -> list[str]:
     """A system's predictions aligned with ``ids``, from JSON lines ``{"id", "prediction"}``.
 
     Raises:
-        ValueError: a malformed line (``file:line`` named) or an article without prediction (count and the
-            first missing id named).
+        ValueError: a malformed line (``file:line`` and the field named: not an object, no ``id`` or
+            ``prediction``, a prediction that is not a string, an id given twice) or an article without prediction
+            (count and the first missing id named).
     """
-    import json
+    from persona_metrics.datasets.jsonl import check_id_fields, check_string_fields, iter_jsonl
 
     found: dict[str, str] = {}
-    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                row = json.loads(line)
-                found[str(row["id"])] = str(row["prediction"])
-            except (json.JSONDecodeError, KeyError, TypeError) as err:
-                raise ValueError(f"{path}:{lineno}: expected {{id, prediction}} ({err})") from err
+    for lineno, row in iter_jsonl(path):
+        where = f"{path}:{lineno}"
+        check_id_fields(row, ("id",), where)
+        check_string_fields(row, ("prediction",), where)
+        if str(row["id"]) in found:
+            raise ValueError(f"{where}: field 'id': a second prediction for article {row['id']}")
+        found[str(row["id"])] = row["prediction"]
     missing = [i for i in ids if i not in found]
     if missing:
         raise ValueError(f"{path}: no prediction for {len(missing)} articles, e.g. id {missing[0]}")

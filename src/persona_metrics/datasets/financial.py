@@ -77,8 +77,10 @@ def read_article_dir(directory: str | Path) -> tuple[list[Article], list[str]]:
             article = parse_article(json.loads(path.read_text(encoding="utf-8")), path.name)
             if article.article_id in seen:
                 raise ValueError(f"{path.name}: duplicate article_id {article.article_id!r}")
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            problems.append(f"{path.name}: not valid JSON ({err})")
+        except json.JSONDecodeError as err:
+            problems.append(f"{path.name}:{err.lineno}: not valid JSON ({err.msg}, column {err.colno})")
+        except UnicodeDecodeError as err:
+            problems.append(f"{path.name}: not UTF-8 text (byte {err.start})")
         except ValueError as err:
             problems.append(str(err))
         else:

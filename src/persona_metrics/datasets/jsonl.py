@@ -11,8 +11,10 @@ and the article JSON files of ``pipeline`` (:mod:`persona_metrics.datasets.finan
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 #: The file name that means standard input.
@@ -43,17 +45,44 @@ def read_input_bytes(path: str | Path) -> bytes:
     return _stdin[1]
 
 
+def decode_text(data: bytes, name: str) -> str:
+    r"""``data`` as UTF-8 text; ``name`` is how errors call its file.
+
+    Raises:
+        ValueError: ``FILE:LINE: not UTF-8 text`` with the byte's position in the file.
+
+    >>> decode_text(b"ok\n\xff", "f.jsonl")
+    Traceback (most recent call last):
+    ...
+    ValueError: f.jsonl:2: not UTF-8 text (byte 3 of the file, 0xff)
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise ValueError(
+            f"{name}:{line}: not UTF-8 text (byte {err.start} of the file, 0x{data[err.start]:02x})"
+        ) from err
+
+
+def read_text(path: str | Path) -> str:
+    """The UTF-8 text of a file (not standard input), a bad byte named ``FILE:LINE``.
+
+    Raises:
+        FileNotFoundError: the file does not exist.
+        ValueError: the bytes are not UTF-8.
+    """
+    return decode_text(Path(path).read_bytes(), str(path))
+
+
 def read_input(path: str | Path) -> str:
     """The UTF-8 text of ``path`` (``-``: standard input).
 
     Raises:
         FileNotFoundError: the file does not exist.
-        ValueError: the bytes are not UTF-8 (the input named).
+        ValueError: the bytes are not UTF-8 (``FILE:LINE`` named).
     """
-    try:
-        return read_input_bytes(path).decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{input_name(path)}: not UTF-8 text (byte {err.start})") from err
+    return decode_text(read_input_bytes(path), input_name(path))
 
 
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
@@ -93,6 +122,20 @@ def check_string_fields(row: dict, keys: Sequence[str], where: str, nonempty: Se
         raise ValueError(f"{where}: {blank} must not be empty")
 
 
+def check_id_fields(row: dict, keys: Sequence[str], where: str) -> None:
+    """Check that ``row`` has every key of ``keys`` with an id: a string or a whole number.
+
+    Raises:
+        ValueError: naming ``where`` (``file:line``), the field and what it holds.
+    """
+    missing = [k for k in keys if k not in row]
+    if missing:
+        raise ValueError(f"{where}: missing keys {missing}")
+    for key in keys:
+        if not isinstance(row[key], str | int) or isinstance(row[key], bool):
+            raise ValueError(f"{where}: field {key!r} must be a string or a whole number, got {row[key]!r:.60}")
+
+
 def read_string_columns(path: str | Path, keys: Sequence[str], nonempty: Sequence[str] = ()) -> dict[str, list[str]]:
     """The string fields ``keys`` of every line of a JSON-lines file (``-``: stdin), as columns (others ignored).
 
@@ -100,11 +143,75 @@ def read_string_columns(path: str | Path, keys: Sequence[str], nonempty: Sequenc
         FileNotFoundError: the file does not exist.
         ValueError: a malformed line (``file:line`` named) or no line at all.
     """
-    columns: dict[str, list[str]] = {k: [] for k in keys}
+    return read_columns(path, keys, nonempty)[0]
+
+
+def _check_text_lists(row: dict, keys: Sequence[str], where: str) -> None:
+    """Each key of ``keys`` holds a string or a non-empty list of strings (``where``: ``file:line``)."""
+    for key in keys:
+        value = row.get(key)
+        texts = isinstance(value, list) and value and all(isinstance(v, str) for v in value)
+        if not (isinstance(value, str) or texts):
+            raise ValueError(f"{where}: field {key!r} must be a string or a non-empty list of strings")
+
+
+def read_columns(
+    path: str | Path, keys: Sequence[str], nonempty: Sequence[str] = (), lists: Sequence[str] = ()
+) -> tuple[dict[str, list], list[int]]:
+    """The fields ``keys`` of every line of a JSON-lines file (``-``: stdin) as columns, and each item's line number.
+
+    Args:
+        path: the file, or ``-``.
+        keys: the fields every line must have: strings, except those of ``lists``.
+        nonempty: fields that must not be blank.
+        lists: fields that may also hold a non-empty list of strings (VERT's several references).
+
+    Raises:
+        FileNotFoundError: the file does not exist.
+        ValueError: a malformed line (``file:line`` and the field named) or no line at all.
+    """
+    columns: dict[str, list] = {k: [] for k in keys}
+    numbers = []
+    strings = [k for k in keys if k not in lists]
     for lineno, row in iter_jsonl(path):
-        check_string_fields(row, keys, f"{input_name(path)}:{lineno}", nonempty)
+        where = f"{input_name(path)}:{lineno}"
+        missing = [k for k in keys if k not in row]
+        if missing:
+            raise ValueError(f"{where}: missing keys {missing}")
+        check_string_fields(row, strings, where, nonempty)
+        _check_text_lists(row, lists, where)
         for k in keys:
             columns[k].append(row[k])
-    if not columns[keys[0]]:
+        numbers.append(lineno)
+    if not numbers:
         raise ValueError(f"{input_name(path)}: no line (expected one JSON object per line with {list(keys)})")
-    return columns
+    return columns, numbers
+
+
+#: The library's input names → the JSON-lines field holding one item's value.
+ITEM_FIELDS: dict[str, str] = {
+    "predictions": "prediction", "references": "reference", "personas": "persona", "sources": "source",
+}  # fmt: skip
+_ITEM = re.compile(r"(\w+)\[(\d+)\]")
+
+
+@contextmanager
+def located_errors(path: str | Path, lines: Sequence[int]) -> Iterator[None]:
+    """Re-raise the library's errors about one item (``predictions[3] is empty``) naming ``FILE:LINE`` and the field.
+
+    Args:
+        path: the input, as named (``-``: ``<stdin>``).
+        lines: the line number of each item given to the library (``lines[3]`` for ``predictions[3]``).
+
+    Raises:
+        ValueError, TypeError: ``FILE:LINE: field 'prediction': <the library's message>``; other errors unchanged.
+    """
+    try:
+        yield
+    except (ValueError, TypeError) as err:
+        found = _ITEM.match(str(err))
+        if found is None or found[1] not in ITEM_FIELDS or int(found[2]) >= len(lines):
+            raise
+        kind = TypeError if isinstance(err, TypeError) else ValueError
+        where = f"{input_name(path)}:{lines[int(found[2])]}"
+        raise kind(f"{where}: field {ITEM_FIELDS[found[1]]!r}: {err}") from err

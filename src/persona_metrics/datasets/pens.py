@@ -33,17 +33,31 @@ def check_tsv(path: Path, columns: tuple[str, ...]) -> None:
     """Check the header and the field count of every line; ``ValueError`` listing malformed line numbers."""
     if not path.is_file():
         raise FileNotFoundError(f"{path} not found (expected a PENS file with columns {list(columns)})")
-    bad: list[int] = []
-    with path.open(encoding="utf-8") as f:
-        header = f.readline().rstrip("\n").split("\t")
+    bad: list[tuple[int, int]] = []  # (line, its number of fields)
+    with path.open("rb") as f:
+        header = _decoded(f.readline(), path, 1).rstrip("\r\n").split("\t")
         if tuple(header) != columns:
             raise ValueError(f"{path}:1: header {header} is not the PENS header {list(columns)}")
         for lineno, line in enumerate(f, start=2):
-            if line.rstrip("\n").count("\t") != len(columns) - 1:
-                bad.append(lineno)
+            fields = _decoded(line, path, lineno).rstrip("\n").count("\t") + 1
+            if fields != len(columns):
+                bad.append((lineno, fields))
     if bad:
-        shown = ", ".join(map(str, bad[:20])) + (" ..." if len(bad) > 20 else "")
-        raise ValueError(f"{path}: {len(bad)} malformed lines (expected {len(columns)} tab-separated fields): {shown}")
+        shown = ", ".join(str(lineno) for lineno, _ in bad[:20]) + (" ..." if len(bad) > 20 else "")
+        raise ValueError(
+            f"{path}:{bad[0][0]}: {bad[0][1]} tab-separated fields, expected {len(columns)} ({', '.join(columns)}); "
+            f"{len(bad)} malformed lines: {shown}"
+        )
+
+
+def _decoded(line: bytes, path: Path, lineno: int) -> str:
+    """One line of a PENS file as text; a ValueError naming ``FILE:LINE`` when it is not UTF-8."""
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(
+            f"{path}:{lineno}: not UTF-8 text (byte {err.start} of the line, 0x{line[err.start]:02x})"
+        ) from err
 
 
 def _read(path: Path, columns: tuple[str, ...]) -> Dataset:
@@ -143,7 +157,8 @@ def _pens_examples(
         missing = [i for i in ids if i not in row_of]
         if missing:
             raise ValueError(
-                f"{test_path}:{lineno}: news id {missing[0]!r} (user {row['userid']}) is not in {news_name}"
+                f"{test_path}:{lineno}: news id {missing[0]!r} (user {row['userid']}) of field 'posnewID' is not in "
+                f"{news_name}"
             )
         history = [i for i in row["clicknewsID"].split(",") if i]
         user = len(out.user_ids)
@@ -310,7 +325,9 @@ def read_hyps(path: str | Path, num_examples: int) -> list[str]:
     Raises:
         ValueError: the line count differs from ``num_examples`` (both counts named).
     """
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    from persona_metrics.datasets.jsonl import read_text
+
+    lines = read_text(path).splitlines()
     if len(lines) != num_examples:
         raise ValueError(f"{path}: {len(lines)} lines but the PENS test data has {num_examples} examples")
     return [line.strip() for line in lines]
@@ -323,19 +340,14 @@ def read_jsonl_predictions(path: str | Path, dataset: Dataset) -> list[str]:
         ValueError: a malformed line (line number named), a duplicate pair, or an example without prediction
             (the first missing user/news ids named).
     """
-    import json
+    from persona_metrics.datasets.jsonl import check_id_fields, check_string_fields, iter_jsonl
 
     found: dict[tuple[str, str], str] = {}
-    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            key, prediction = (str(row["user_id"]), str(row["news_id"])), row["prediction"]
-        except (json.JSONDecodeError, KeyError, TypeError) as err:
-            raise ValueError(f"{path}:{lineno}: expected {{user_id, news_id, prediction}} ({err})") from err
-        if not isinstance(prediction, str):
-            raise ValueError(f"{path}:{lineno}: prediction must be a string")
+    for lineno, row in iter_jsonl(path):
+        where = f"{path}:{lineno}"
+        check_id_fields(row, ("user_id", "news_id"), where)
+        check_string_fields(row, ("prediction",), where)
+        key, prediction = (str(row["user_id"]), str(row["news_id"])), row["prediction"]
         if key in found:
             raise ValueError(f"{path}:{lineno}: duplicate prediction for user {key[0]}, news {key[1]}")
         found[key] = prediction

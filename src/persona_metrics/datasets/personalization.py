@@ -67,9 +67,20 @@ def _line_predictions(row: dict, where: str) -> tuple[dict[str, str], bool]:
         check_string_fields(row, ("prediction",), where)
         return {"": row["prediction"]}, True
     preds = row["predictions"]
-    if not isinstance(preds, dict) or not all(isinstance(v, str) for v in preds.values()):
-        raise ValueError(f"{where}: 'predictions' must be an object of model name -> summary string")
+    if not isinstance(preds, dict):
+        raise ValueError(f"{where}: field 'predictions' must be an object of model name -> summary string")
+    wrong = [name for name, text in preds.items() if not isinstance(text, str)]
+    if wrong:
+        raise ValueError(f"{where}: field 'predictions' must map each model to a string; not {wrong}")
     return preds, False
+
+
+def _check_id_fields(row: dict, where: str) -> None:
+    """``document_id`` and ``user_id``, when given, are strings or whole numbers (not null, lists or objects)."""
+    for key in ("document_id", "user_id"):
+        value = row.get(key, "")
+        if not isinstance(value, str | int) or isinstance(value, bool):
+            raise ValueError(f"{where}: field {key!r} must be a string or a whole number, got {value!r:.60}")
 
 
 def _check_ids(rows: list[tuple[int, dict]], path: str | Path) -> list[str] | None:
@@ -83,12 +94,15 @@ def _check_ids(rows: list[tuple[int, dict]], path: str | Path) -> list[str] | No
     first: dict[str, tuple[int, str]] = {}
     for lineno, row in rows:
         if "document_id" not in row:
-            raise ValueError(f"{path}:{lineno}: missing document_id (other lines have one: give it on every line)")
+            raise ValueError(
+                f"{path}:{lineno}: field 'document_id' is missing (other lines have one: give it on every line)"
+            )
         key = str(row["document_id"])
         seen_line, text = first.setdefault(key, (lineno, row["document"]))
         if text != row["document"]:
             raise ValueError(
-                f"{path}:{lineno}: document_id {key!r} has a different document text than on line {seen_line}"
+                f"{path}:{lineno}: field 'document': document_id {key!r} has a different document text than on "
+                f"line {seen_line}"
             )
     return [str(row["document_id"]) for _, row in rows]
 
@@ -99,7 +113,9 @@ def _align_models(lines: list[tuple[int, dict[str, str]]], path: str | Path) -> 
     for lineno, preds in lines:
         missing = [m for m in models if m not in preds]
         if missing:
-            raise ValueError(f"{path}:{lineno}: no prediction for models {missing} (other lines have them)")
+            raise ValueError(
+                f"{path}:{lineno}: field 'predictions': no prediction for models {missing} (other lines have them)"
+            )
     return {m: [preds[m] for _, preds in lines] for m in models}
 
 
@@ -119,6 +135,7 @@ def read_personalization_jsonl(path: str | Path, single_name: str | None = None)
     for lineno, row in iter_jsonl(path):
         where = f"{input_name(path)}:{lineno}"
         check_string_fields(row, REQUIRED_KEYS, where, nonempty=REQUIRED_KEYS)
+        _check_id_fields(row, where)
         preds, single = _line_predictions(row, where)
         kinds.add(single)
         if len(kinds) > 1:

@@ -14,6 +14,11 @@ prints. A states file is JSON lines:
   "indices", "degress", "accuracy", "adp", "acp", "dgp", "edp"}``, ``indices`` being positions in the whole input;
 * one line per single-reference (excluded) document: ``{"kind": "excluded", "key", "indices"}``.
 
+That is the per-document layout (``perseval``, ``degress``, ``pens``). The per-item metrics (``persona_style``,
+``persona_quality``, ``vert``, ``summary_eval``) and ``cnndm`` shard their items in contiguous blocks
+(:func:`shard_block`); their header has ``results`` (the result names per system) instead of ``boards``, and their
+lines are per item (:mod:`persona_metrics.integrations.item_states`).
+
 Floats are written by ``json`` (``repr``, shortest round-trip), so they read back bit for bit. A shard with no
 document to score still writes a valid file (its header and its excluded documents). :func:`merge_states` refuses,
 naming the file, states of other inputs, metrics, options or signatures, and missing or repeated shards.
@@ -24,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +49,26 @@ VERSION = 1
 SHARED_FIELDS: tuple[str, ...] = (
     "command", "metric", "input", "input_sha256", "num_items", "num_shards", "options", "systems", "boards",
 )  # fmt: skip
+#: The same for the per-item layout (``persona_metrics.integrations.item_states``): result names, not boards.
+ITEM_SHARED_FIELDS: tuple[str, ...] = (*SHARED_FIELDS[:-1], "results")
+#: The metrics whose states are per document (``pens`` too); every other run's states are per item.
+DOCUMENT_METRICS: tuple[str, ...] = ("perseval", "degress")
+#: The line kinds of each layout.
+KINDS: dict[str, tuple[str, ...]] = {"documents": ("document", "excluded"), "items": ("result", "item")}
+
+
+def layout(header: Mapping[str, Any]) -> str:
+    """``"documents"`` (perseval / degress, ``pens``: per-document states) or ``"items"`` (the per-item metrics)."""
+    if header.get("command") == "pens" or header.get("metric") in DOCUMENT_METRICS:
+        return "documents"
+    return "items"
+
+
+def shared_fields(header: Mapping[str, Any]) -> tuple[str, ...]:
+    """The header fields every shard of the run must share, for the header's layout."""
+    return SHARED_FIELDS if layout(header) == "documents" else ITEM_SHARED_FIELDS
+
+
 #: The per-summary arrays of a document line.
 ARRAYS: tuple[str, ...] = ("degress", "accuracy", "acp", "dgp", "edp")
 
@@ -73,6 +98,18 @@ def shard_items(keys: Sequence[Hashable], shard: int, num_shards: int) -> list[i
     [0, 2]
     """
     return [i for i, key in enumerate(keys) if shard_of(key, num_shards) == shard - 1]
+
+
+def shard_block(num_items: int, shard: int, num_shards: int) -> range:
+    """The positions of shard ``shard`` (1-based) of ``num_shards`` contiguous blocks of ``num_items`` items.
+
+    The blocks differ in size by at most one item and cover ``0 … num_items − 1`` in order; a shard past the last
+    item is empty.
+
+    >>> [list(shard_block(5, k, 3)) for k in (1, 2, 3)]
+    [[0], [1, 2], [3, 4]]
+    """
+    return range((shard - 1) * num_items // num_shards, shard * num_items // num_shards)
 
 
 def digest(chunks: Iterable[bytes]) -> str:
@@ -166,6 +203,31 @@ class States:
         return int(self.header["shard"])
 
 
+def _whole(value: Any, least: int) -> bool:
+    return type(value) is int and value >= least
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+#: The type of each header field (``results``: the per-item layout; ``boards``: the per-document one).
+HEADER_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "command": (lambda v: isinstance(v, str), "a string"),
+    "metric": (lambda v: isinstance(v, str), "a string"),
+    "input": (lambda v: isinstance(v, str), "a string"),
+    "input_sha256": (lambda v: isinstance(v, str), "a string"),
+    "num_items": (lambda v: _whole(v, 0), "a whole number"),
+    "shard": (lambda v: _whole(v, 1), "a whole number from 1"),
+    "num_shards": (lambda v: _whole(v, 1), "a whole number from 1"),
+    "options": (lambda v: isinstance(v, dict), "an object"),
+    "systems": (lambda v: _texts(v) and bool(v), "a non-empty list of strings"),
+    "boards": (lambda v: isinstance(v, dict) and all(isinstance(b, dict) for b in v.values()), "an object"),
+    "results": (lambda v: _texts(v) and bool(v), "a non-empty list of strings"),
+    "notes": (_texts, "a list of strings"),
+}
+
+
 def _check_header(header: Any, path: str) -> dict[str, Any]:
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise ValueError(f"{path}:1: not a states file (no header with format {FORMAT!r}); write one with --states")
@@ -173,10 +235,29 @@ def _check_header(header: Any, path: str) -> dict[str, Any]:
         raise ValueError(
             f"{path}:1: field 'version' is {header.get('version')!r}; this persona-metrics reads {VERSION}"
         )
-    missing = [name for name in (*SHARED_FIELDS, "shard", "notes") if name not in header]
+    missing = [name for name in (*shared_fields(header), "shard", "notes") if name not in header]
     if missing:
         raise ValueError(f"{path}:1: header lacks the fields {missing}")
+    for name, (ok, what) in HEADER_CHECKS.items():
+        if name in header and not ok(header[name]):
+            raise ValueError(f"{path}:1: field {name!r} must be {what}, got {header[name]!r:.80}")
+    if header["shard"] > header["num_shards"]:
+        raise ValueError(f"{path}:1: field 'shard' is {header['shard']}, past num_shards {header['num_shards']}")
     return header
+
+
+def _no_constant(name: str) -> None:
+    """``json.loads``'s ``parse_constant``: a states file is strict JSON (``NaN`` and ``Infinity`` are refused)."""
+    raise ValueError(f"{name} is not strict JSON")
+
+
+def _parsed(text: str, where: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{where}: not valid JSON ({err.msg})") from err
+    except ValueError as err:
+        raise ValueError(f"{where}: not valid JSON ({err})") from err
 
 
 def read_states(path: str | Path) -> States:
@@ -186,18 +267,17 @@ def read_states(path: str | Path) -> States:
         FileNotFoundError: no such file.
         ValueError: ``FILE:LINE`` and the problem (not JSON, not a states file, another format version).
     """
-    rows = []
-    for lineno, text in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        try:
-            rows.append((lineno, json.loads(text)))
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path}:{lineno}: not valid JSON ({err.msg})") from err
+    from persona_metrics.datasets.jsonl import read_text
+
+    lines = enumerate(read_text(path).splitlines(), start=1)
+    rows = [(lineno, _parsed(text, f"{path}:{lineno}")) for lineno, text in lines]
     if not rows:
         raise ValueError(f"{path}: empty; a states file starts with its header line")
     header = _check_header(rows[0][1], str(path))
+    kinds = KINDS[layout(header)]
     for lineno, row in rows[1:]:
-        if not isinstance(row, dict) or row.get("kind") not in ("document", "excluded"):
-            raise ValueError(f"{path}:{lineno}: field 'kind' must be 'document' or 'excluded'")
+        if not isinstance(row, dict) or row.get("kind") not in kinds:
+            raise ValueError(f"{path}:{lineno}: field 'kind' must be {' or '.join(map(repr, kinds))}")
     return States(str(path), header, rows[1:])
 
 
@@ -213,10 +293,10 @@ def check_shards(shards: Sequence[States]) -> list[States]:
     first = shards[0]
     seen: dict[int, str] = {}
     for states in shards:
-        for name in SHARED_FIELDS:
-            if states.header[name] != first.header[name]:
+        for name in shared_fields(first.header):
+            if states.header.get(name) != first.header[name]:
                 raise ValueError(
-                    f"{states.path}: {name} differs from {first.path}'s ({states.header[name]!r} vs "
+                    f"{states.path}: {name} differs from {first.path}'s ({states.header.get(name)!r} vs "
                     f"{first.header[name]!r}); only shards of one run merge"
                 )
         if states.shard in seen:
@@ -258,6 +338,18 @@ def _excluded(shards: Sequence[States]) -> tuple[list[tuple[Hashable, tuple[int,
     return sorted(excluded, key=lambda entry: entry[1][0]), len(keys)
 
 
+def _check_document_tags(states: States) -> None:
+    """Every document line names a distance (``board``) and a system of the header."""
+    for lineno, line in states.lines:
+        if line["kind"] != "document":
+            continue
+        for field, known in (("board", list(states.header["boards"])), ("system", states.header["systems"])):
+            if line.get(field) not in known:
+                raise ValueError(
+                    f"{states.path}:{lineno}: field {field!r} is {line.get(field)!r}, not one of the header's {known}"
+                )
+
+
 def _board_documents(shards: Sequence[States], board: str, system: str) -> list[list[DocumentScores]]:
     return [
         [
@@ -269,6 +361,20 @@ def _board_documents(shards: Sequence[States], board: str, system: str) -> list[
     ]
 
 
+def _board_params(entry: Mapping[str, Any], where: str) -> PersevalParams:
+    """The hyper-parameters of one ``boards`` entry of a header, checked.
+
+    Raises:
+        ValueError: no signature string, or parameters that are not PerSEval's (``where`` and the field named).
+    """
+    if not isinstance(entry.get("signature"), str) or not isinstance(entry.get("params"), dict):
+        raise ValueError(f"{where}: field 'boards' must map each distance to {{signature, params}}")
+    try:
+        return PersevalParams(**entry["params"])
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{where}: field 'boards': {err}") from err
+
+
 def merge_states(shards: Sequence[States]) -> MergedStates:
     """Every (distance, system) result of the whole input, equal bit for bit to the unsharded run's.
 
@@ -277,11 +383,13 @@ def merge_states(shards: Sequence[States]) -> MergedStates:
             and the field), a document in two shards, or no document with two references in the whole input.
     """
     shards = check_shards(shards)
+    for states in shards:
+        _check_document_tags(states)
     header = shards[0].header
     excluded, num_documents = _excluded(shards)
     results: dict[str, dict[str, PersonalizationResult]] = {}
     for board, entry in header["boards"].items():
-        params = PersevalParams(**entry["params"])
+        params = _board_params(entry, f"{shards[0].path}:1")
         results[board] = {
             system: merge_documents(
                 _board_documents(shards, board, system),

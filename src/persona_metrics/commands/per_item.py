@@ -1,0 +1,241 @@
+"""``persona-metrics score`` for the per-item metrics: persona_style, persona_quality, vert and summary_eval.
+
+Each reads its JSON-lines file (:func:`read_items`), scores rows of it with the library (:func:`score_rows`) and
+lays the library's result out as one system's report (:func:`item_report`). A sharded run (``--shard I/N --states
+OUT.jsonl``) scores the contiguous block of items of its shard and writes the result's per-item values
+(:func:`item_states`); ``persona-metrics merge`` merges the shards' results with :func:`persona_metrics.merge` and
+lays them out with the same :func:`item_report` (:func:`merged_item_report`), so it prints what the unsharded run
+prints, byte for byte (``docs/scaling.md`` §2). No arithmetic on scores here: means, intervals and per-item values
+are the result's.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from persona_metrics.commands.output import (
+    Report,
+    captured_notes,
+    input_errors,
+    item_rows,
+    markdown_table,
+    merge_intervals,
+)
+
+if TYPE_CHECKING:
+    from persona_metrics.integrations.item_states import MergedItems
+
+#: The per-item metrics of ``score``.
+METRICS: tuple[str, ...] = ("persona_style", "persona_quality", "vert", "summary_eval")
+#: The fields of one input line, per metric.
+FIELDS: dict[str, tuple[str, ...]] = {
+    "persona_style": ("prediction", "persona"),
+    "persona_quality": ("prediction", "reference", "persona"),
+    "vert": ("prediction", "reference"),
+    "summary_eval": ("prediction", "source"),
+}
+#: The fields that must not be blank, per metric (the library checks the rest, its errors named FILE:LINE).
+NONEMPTY: dict[str, tuple[str, ...]] = {
+    "persona_style": ("prediction", "persona"),
+    "persona_quality": ("prediction", "reference", "persona"),
+    "vert": (),
+    "summary_eval": ("source",),
+}
+#: Fields that may hold a list of strings (VERT keeps the best-scoring reference).
+LISTS: dict[str, tuple[str, ...]] = {"vert": ("reference",)}
+
+
+@dataclass(frozen=True)
+class Items:
+    """The items of an input file.
+
+    Attributes:
+        path: the file as named (``-``: standard input).
+        columns: ``{field: one value per item}``.
+        lines: the line number of each item (blank lines are skipped, so item ``i`` is not always line ``i + 1``).
+    """
+
+    path: Path
+    columns: dict[str, list]
+    lines: list[int]
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def rows(self, positions: Sequence[int]) -> dict[str, list]:
+        """The columns of the items at ``positions``."""
+        return {name: [values[i] for i in positions] for name, values in self.columns.items()}
+
+
+def read_items(metric: str, path: Path) -> Items:
+    """The items of a per-item metric's file, each line checked.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: a malformed line (``FILE:LINE`` and the field named) or an empty file.
+    """
+    from persona_metrics.datasets.jsonl import read_columns
+
+    columns, lines = read_columns(path, FIELDS[metric], NONEMPTY[metric], LISTS.get(metric, ()))
+    return Items(path, columns, lines)
+
+
+def _quality_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``score_quality`` keyword arguments from the persona_quality module's option names."""
+    from persona_metrics.persona.quality import BertScoreConfig
+
+    rest = dict(options)
+    config = BertScoreConfig(
+        model=rest.pop("bertscore_model", None),
+        num_layers=rest.pop("bertscore_layers", None),
+        rescale=rest.pop("rescale", True),
+        baseline_path=rest.pop("baseline_path", None),
+    )
+    return {"bertscore": config, **rest}
+
+
+def _style(cols: Mapping[str, list], options: Mapping[str, Any], judge: Any) -> Any:
+    from persona_metrics.persona.style import score_style
+
+    return score_style(cols["prediction"], cols["persona"], **options)
+
+
+def _quality(cols: Mapping[str, list], options: Mapping[str, Any], judge: Any) -> Any:
+    from persona_metrics.persona.quality import score_quality
+
+    return score_quality(cols["prediction"], cols["reference"], cols["persona"], **_quality_options(options))
+
+
+def _vert(cols: Mapping[str, list], options: Mapping[str, Any], judge: Any) -> Any:
+    from persona_metrics.vert import score_vert
+
+    return score_vert(cols["prediction"], cols["reference"], **options)
+
+
+def _summary_eval(cols: Mapping[str, list], options: Mapping[str, Any], judge: Any) -> Any:
+    from persona_metrics.summary_eval.scorer import SummaryEvalScorer
+
+    return SummaryEvalScorer(judge, **options).score(cols["prediction"], cols["source"])
+
+
+#: METRIC → the library call scoring its columns (``judge``: summary_eval's, or None).
+SCORE: dict[str, Callable[[Mapping[str, list], Mapping[str, Any], Any], Any]] = {
+    "persona_style": _style,
+    "persona_quality": _quality,
+    "vert": _vert,
+    "summary_eval": _summary_eval,
+}
+
+
+def score_rows(
+    metric: str, items: Items, rows: Sequence[int], options: Mapping[str, Any], judge: Any = None
+) -> tuple[Any, list[str]]:
+    """The library's result over the items at ``rows``, and the warnings it gave.
+
+    Raises:
+        InputError: a value the library refuses, named ``FILE:LINE`` and the field when it is one item's.
+    """
+    from persona_metrics.datasets.jsonl import located_errors
+
+    lines = [items.lines[i] for i in rows]
+    with captured_notes() as notes, input_errors(TypeError), located_errors(items.path, lines):
+        result = SCORE[metric](items.rows(rows), options, judge)
+    return result, notes
+
+
+def _views(metric: str, result: Any) -> tuple[dict[str, Any], dict[str, list]]:
+    """The means (with their intervals) of a result and its per-item columns, as the metric's report shows them."""
+    if metric == "persona_style":
+        means = {k: v for k, v in result.as_dict().items() if k != "scores"}
+        return means, {"style_similarity": result.scores.tolist()}
+    if metric == "persona_quality":
+        return result.as_dict(), result.per_item()
+    return result.means(), result.per_item()
+
+
+def single_table(metric: str, path: Path, row: Mapping[str, Any]) -> str:
+    """One system's numbers as a markdown table (intervals next to their means), then the signature."""
+    shown = merge_intervals({k: v for k, v in row.items() if k != "signature"})
+    return f"# {metric}: {path} ({row['n']} summaries)\n\n{markdown_table([shown])}\n\nsignature: {row['signature']}\n"
+
+
+def item_report(metric: str, path: Path, result: Any, notes: Sequence[str], judged: bool = False) -> Report:
+    """The report of a per-item metric's result over a whole file (scored at once, or merged from shards).
+
+    Args:
+        metric: the metric.
+        path: the input as named (its stem names the system).
+        result: the library's result over every item of the file.
+        notes: the scoring's warnings.
+        judged: summary_eval was scored with a judge (the note without one says how to give one).
+    """
+    means, columns = _views(metric, result)
+    size = len(next(iter(columns.values())))
+    row = {"system": path.stem, "n": size, **means, "signature": result.signature}
+    notes = list(notes)
+    if metric == "summary_eval" and result.note is not None:
+        notes.append(result.note if judged else f"{result.note}; here: -m/--model (and --base-url)")
+    micro = item_rows(columns, system=path.stem, signature=result.signature)
+    return Report([row], single_table(metric, path, row), notes, micro)
+
+
+def _judge(args: argparse.Namespace) -> Any:
+    """summary_eval's judge (None without ``-m``, and for the other metrics)."""
+    from persona_metrics.commands.judge_options import make_judge
+
+    return make_judge(args) if args.metric == "summary_eval" else None
+
+
+def score_item_file(args: argparse.Namespace, options: Mapping[str, Any]) -> Report:
+    """The report of ``args.metric`` over every item of ``args.file``."""
+    items = read_items(args.metric, args.file)
+    judge = _judge(args)
+    result, notes = score_rows(args.metric, items, range(len(items)), options, judge)
+    return item_report(args.metric, Path(args.file), result, notes, judge is not None)
+
+
+def item_states(args: argparse.Namespace, options: Mapping[str, Any], shard: tuple[int, int]) -> str:
+    """The states file of shard ``shard = (I, N)`` of a per-item metric's run (``docs/scaling.md`` §2).
+
+    The shard scores the I-th of N contiguous blocks of the file's items
+    (:func:`~persona_metrics.integrations.states.shard_block`); a shard past the last item writes its header only.
+    """
+    from persona_metrics.datasets.jsonl import read_input_bytes
+    from persona_metrics.integrations.item_states import item_state_lines
+    from persona_metrics.integrations.states import digest, shard_block, states_text
+
+    items = read_items(args.metric, args.file)
+    judge = _judge(args)
+    block = shard_block(len(items), *shard)
+    system = Path(args.file).stem
+    lines: list[dict[str, Any]] = []
+    notes: list[str] = []
+    if block:
+        result, notes = score_rows(args.metric, items, block, options, judge)
+        lines = item_state_lines(system, args.metric, result, block)
+    header = {
+        "command": "score",
+        "metric": args.metric,
+        "input": str(args.file),
+        "input_sha256": digest([read_input_bytes(args.file)]),
+        "num_items": len(items),
+        "shard": shard[0],
+        "num_shards": shard[1],
+        "options": {"options": dict(options), "judged": judge is not None},
+        "systems": [system],
+        "results": [args.metric],
+        "notes": notes,
+    }
+    return states_text(header, lines)
+
+
+def merged_item_report(merged: MergedItems) -> Report:
+    """The report of a merged sharded run of a per-item metric, as the unsharded ``score`` prints it."""
+    header = merged.header
+    (system,) = header["systems"]
+    result = merged.results[system][header["metric"]]
+    return item_report(header["metric"], Path(header["input"]), result, merged.notes, header["options"]["judged"])
