@@ -173,3 +173,24 @@ def test_financial_json_names_the_line(tmp_path) -> None:
     (tmp_path / "a.json").write_text('{\n  "article_id": "a",\n  oops\n}\n')
     _, problems = read_article_dir(tmp_path)
     assert problems == ["a.json:3: not valid JSON (Expecting property name enclosed in double quotes, column 3)"]
+
+
+def test_cnndm_parquet_names_the_row_and_field(tmp_path) -> None:
+    """A parquet file has rows, not lines: the row (0-based) and the field are named."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "test.parquet"
+    table = {"article": ["A b c. D e f.", None], "highlights": ["A b c.", "D e f."], "id": ["x1", "x2"]}
+    pq.write_table(pa.table(table), path)
+    with pytest.raises(ValueError, match=re.escape(f"{path}: row 1: field 'article' must be a non-empty string")):
+        _cnndm_data(path)
+
+
+def test_judge_results_file_names_a_bad_byte(tmp_path) -> None:
+    from persona_metrics.summary_eval.judge import ResultsLog
+
+    path = tmp_path / "judged.jsonl"
+    path.write_bytes(b'{"key": "a"}\n{"key": "\xff"}\n')
+    with pytest.raises(ValueError, match=re.escape(f"{path}:2: not UTF-8 text")):
+        ResultsLog(path).answers()

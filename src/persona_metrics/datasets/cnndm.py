@@ -49,7 +49,20 @@ def load_cnndm(data_files: Sequence[str | Path] | None = None, *, hub: bool = Fa
     missing = [c for c in COLUMNS if c not in ds.column_names]
     if missing:
         raise ValueError(f"CNN/DM data lacks the columns {missing} (has {ds.column_names})")
+    _check_texts(ds, ", ".join(map(str, data_files)) if data_files else f"{HUB_ID} ({split})")
     return ds
+
+
+def _check_texts(ds: Dataset, source: str) -> None:
+    """Every ``article`` and ``highlights`` is a non-blank string (a parquet file has rows, not lines: row named).
+
+    Raises:
+        ValueError: ``source``, the row (0-based, across the files in order) and the field.
+    """
+    for column in ("article", "highlights"):
+        for row, value in enumerate(ds[column]):
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"{source}: row {row}: field {column!r} must be a non-empty string, got {value!r:.40}")
 
 
 def check_jsonl_rows(path: str | Path) -> None:

@@ -237,9 +237,14 @@ class ResultsLog:
     def answers(self, rubric: Rubric = ACCURACY) -> dict[str, dict[str, Any]]:
         """The answers already written that are valid under ``rubric``, by request key (empty without the file)."""
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            data = self.path.read_bytes()
         except FileNotFoundError:
             return {}
+        try:
+            lines = data.decode("utf-8").splitlines()
+        except UnicodeDecodeError as err:
+            number = data.count(b"\n", 0, err.start) + 1
+            raise ValueError(f"{self.path}:{number}: not UTF-8 text (byte {err.start} of the file)") from err
         found: dict[str, dict[str, Any]] = {}
         for number, line in enumerate(lines, 1):
             try:
