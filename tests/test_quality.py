@@ -282,7 +282,7 @@ def test_pipeline_on_the_shipped_sample_with_a_malformed_file(tmp_path: Path, ca
     (data / "zz_incomplete.json").write_text(json.dumps({"article_id": "x"}))
     assert script.main([str(data), "--out", str(tmp_path / "out")]) == 0
     err = capsys.readouterr().err
-    assert "zz_broken.json: not valid JSON" in err
+    assert "zz_broken.json:1: not valid JSON" in err
     assert "zz_incomplete.json: missing keys" in err
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["articles"] == 16
