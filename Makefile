@@ -1,6 +1,7 @@
 # persona-metrics: two commands set up and run everything on a fresh machine.
 #   make demo   creates .venv, installs, registers the evaluate modules, runs the main job on the shipped sample
-#   make test   the same set-up (and Debian's chromium for the browser tests), then the full test suite
+#   make test   the same set-up (and Debian's chromium for the browser tests), then the test suite
+#   make test-integration  the tests that build a fresh venv or start several processes (torchrun, Ray)
 #   make fuzz   the reliability suite at full size (>= 10,000 hypothesis examples per metric, summary table)
 #   make test-avx2 the float32-network tests again under torch's AVX2 kernels (docs/cross_cpu.md)
 #   make test-llm  the real-model tier of the SummaryEval judge (builds llama-cpp-python once per machine)
@@ -18,7 +19,7 @@ export GRADIO_ANALYTICS_ENABLED ?= False
 CHROMIUM ?= /usr/bin/chromium
 SPACE    ?= perseval
 
-.PHONY: install register demo test test-avx2 fuzz test-llm browser-deps spaces validity lint clean
+.PHONY: install register demo test test-integration test-avx2 fuzz test-llm browser-deps spaces validity lint clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
@@ -52,7 +53,13 @@ browser-deps:
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) is still missing: install chromium or set CHROMIUM=..."; exit 1; }
 
 test: register browser-deps
-	PERSONA_METRICS_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q -m "not llm"
+	PERSONA_METRICS_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q -m "not llm and not multiprocess"
+
+# The tests that build a fresh venv from the wheel or start several processes: the pip user's commands from a
+# non-editable install, every distributed class and the Trainer under torchrun (2 gloo processes), Ray Data on a
+# local 2-CPU cluster on 127.0.0.1 (~4 min on 2 cores). CI runs it after make test.
+test-integration: register
+	$(BIN)/python -m pytest -q -m multiprocess
 
 # Float32 networks round differently per CPU kernel path (docs/cross_cpu.md): the tests of BERTScore, InfoLM,
 # persona quality, VERT and SummaryEval run again with torch's AVX2 kernels forced, so a value that holds only on

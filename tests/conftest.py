@@ -49,8 +49,15 @@ from persona_metrics.integrations.registry import metric_script  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The ``llm`` marker: real-model judge tests, run by ``make test-llm`` only (docs/summary_eval.md §9)."""
+    """The ``llm`` marker: real-model judge tests, run by ``make test-llm`` only (docs/summary_eval.md §9); the
+    ``multiprocess`` marker: tests that build a fresh environment or start several processes, ``make
+    test-integration``."""
     config.addinivalue_line("markers", "llm: needs a real local LLM server (llama-cpp-python); make test-llm")
+    config.addinivalue_line(
+        "markers",
+        "multiprocess: builds a fresh venv from the wheel or starts several processes (torchrun, a Ray cluster); "
+        "make test-integration",
+    )
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -76,6 +76,7 @@ def class_runs(tmp_path_factory) -> list[dict]:
 
 
 @pytest.mark.slow
+@pytest.mark.multiprocess
 def test_trainer_under_torchrun_gives_single_process_numbers(trainer_runs) -> None:
     """31 rows, eval batch 5, 2 processes: the Trainer hands 40 rows (its padding) to compute_metrics on every
     rank; the hook drops the 9 padding rows, computes once on rank 0 and every rank logs the one-process values."""
@@ -95,6 +96,7 @@ def test_trainer_under_torchrun_gives_single_process_numbers(trainer_runs) -> No
 
 
 @pytest.mark.slow
+@pytest.mark.multiprocess
 def test_empty_generations_under_torchrun_keep_training_alive(trainer_runs) -> None:
     """Rows 3, 17 and 30 generate "" (row 3 is also one of the Trainer's padding rows under 2 processes). The
     whole-set persona_style hook (default empty="zero") and the streaming perseval hook (empty="skip") log the
@@ -131,6 +133,7 @@ def test_empty_generations_under_torchrun_keep_training_alive(trainer_runs) -> N
 
 
 @pytest.mark.slow
+@pytest.mark.multiprocess
 def test_metric_classes_over_two_gloo_processes_equal_one_process(class_runs) -> None:
     ranks = class_runs
     for name in CLASSES:
@@ -142,6 +145,7 @@ def test_metric_classes_over_two_gloo_processes_equal_one_process(class_runs) ->
 
 
 @pytest.mark.slow
+@pytest.mark.multiprocess
 def test_metric_classes_divide_the_work_between_the_ranks(class_runs) -> None:
     """Each rank scores only its share: a per-item metric its own rows (17 / 14 contiguous; 16 / 15 from the sampler,
     the padded repeat of row 0 not scored again), DEGRESS / PerSEval the rows of the documents it owns (counted
@@ -201,6 +205,7 @@ def assert_close(got, expected, where) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.multiprocess
 def test_metric_classes_empty_policies_over_two_gloo_processes(class_runs) -> None:
     """Rows 2, 9, 17, 30 hold "", "   ", "!!!", "" (the third is empty for persona_style and persona_quality only).
     Under 2 gloo processes each class of EMPTY_POLICY_CLASSES gives on every rank: zero (default; sampler shards

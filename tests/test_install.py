@@ -77,6 +77,7 @@ def run(python: Path, code: str, home: Path, **env: str) -> subprocess.Completed
     return subprocess.run([str(python), "-c", code], capture_output=True, text=True, env=environ, cwd=home, timeout=300)
 
 
+@pytest.mark.multiprocess
 def test_pip_install_then_import_makes_bare_name_load_work(fresh_python, tmp_path) -> None:
     where = run(fresh_python, "import persona_metrics; print(persona_metrics.__file__)", tmp_path)
     assert where.returncode == 0, where.stderr
@@ -100,6 +101,7 @@ def cli(python: Path, home: Path, *args: str, stdin: str | None = None) -> subpr
     )
 
 
+@pytest.mark.multiprocess
 def test_pip_user_commands_work_from_the_wheel(fresh_python, tmp_path) -> None:
     """issue 24 item 5: the CNN/DM sample is in the wheel, summary_eval and stdin work, docs are installed.
 
@@ -141,6 +143,7 @@ def test_pip_user_commands_work_from_the_wheel(fresh_python, tmp_path) -> None:
     assert "persona-metrics docs <topic>" in cli(fresh_python, home, "--help").stdout
 
 
+@pytest.mark.multiprocess
 def test_opting_out_leaves_evaluate_without_the_modules(fresh_python, tmp_path) -> None:
     proc = run(
         fresh_python, LOAD.format(prefix="import persona_metrics"), tmp_path / "home2",

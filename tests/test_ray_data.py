@@ -27,7 +27,10 @@ from persona_metrics.personalization import score_personalization  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 20261127
 # Ray Data's own context names its deprecated settings when it is copied (not this project's code).
-pytestmark = pytest.mark.filterwarnings("ignore:.*deprecated:DeprecationWarning:ray.data.context")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:.*deprecated:DeprecationWarning:ray.data.context"),
+    pytest.mark.multiprocess,  # a local Ray cluster: make test-integration
+]
 
 
 @pytest.fixture(scope="module")
