@@ -388,8 +388,22 @@ def test_options_threads_and_batch_size_keep_values() -> None:
 
 
 # --- bf16 ---------------------------------------------------------------------------------------------------
+def _avx2_forced_on_an_avx512_bf16_cpu() -> bool:
+    """``make test-avx2`` on a CPU with AVX-512 BF16: torch 2.13's bf16 attention still packs for AVX-512 VNNI and
+    raises "pack_vnni2 is only supported when avx512 is supported" under ``ATEN_CPU_CAPABILITY=avx2``."""
+    import os
+    from pathlib import Path
+
+    cpuinfo = Path("/proc/cpuinfo")
+    flags = cpuinfo.read_text(encoding="utf-8", errors="replace") if cpuinfo.exists() else ""
+    return os.environ.get("ATEN_CPU_CAPABILITY") == "avx2" and "avx512_bf16" in flags
+
+
 def test_bfloat16_is_an_opt_in_with_a_bounded_error() -> None:
     """docs/perseval.md §3.7 gives the error measured on the whole sample; these pairs stay within it."""
+    if _avx2_forced_on_an_avx512_bf16_cpu():
+        pytest.skip("torch 2.13: bf16 attention under forced AVX2 kernels on an AVX-512 BF16 CPU (pack_vnni2); "
+                    "the default kernels run this test in make test")  # fmt: skip
     pairs = perseval_pairs()[:60]
     exact = BertScore().pairwise(pairs)
     bf16 = BertScore(dtype="bfloat16")
