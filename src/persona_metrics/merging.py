@@ -60,6 +60,21 @@ def check_results(results: object, kind: type | tuple[type, ...]) -> list[Any]:
     return list(results)
 
 
+def check_signatures(results: Sequence[tuple[int, Any]]) -> None:
+    """Refuse parts scored with other options: ``(index, result)`` pairs whose ``signature`` must all be equal.
+
+    Raises:
+        ValueError: the first part whose signature differs from the first one's (both indices named).
+    """
+    first, head = results[0]
+    for r, result in results:
+        if result.signature != head.signature:
+            raise ValueError(
+                f"results[{r}] was scored as {result.signature!r}, results[{first}] as {head.signature!r}; "
+                "only results of the same options merge"
+            )
+
+
 def _equal(a: object, b: object) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return bool(np.array_equal(a, b))  # type: ignore[arg-type]

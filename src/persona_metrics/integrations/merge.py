@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from persona_metrics.merging import check_results, merge_items
+from persona_metrics.merging import check_results, check_signatures, merge_items
 from persona_metrics.persona.quality import QualityResult
 from persona_metrics.persona.style import StyleResult
 from persona_metrics.personalization import ExcludedPart, PersonalizationResult, merge_personalization
@@ -96,11 +96,6 @@ def merge(results: Sequence[Any], positions: Sequence[Sequence[int]] | None = No
         return merge_personalization(results, positions)
     parts = check_results(results, kind)
     size, recompute = PER_ITEM[kind]
-    for r, part in enumerate(parts):
-        if part.signature != parts[0].signature:
-            raise ValueError(
-                f"results[{r}] was scored as {part.signature!r}, results[0] as {parts[0].signature!r}; "
-                "only results of the same options merge"
-            )
+    check_signatures(list(enumerate(parts)))
     bare = [dataclasses.replace(part, intervals={}) if hasattr(part, "intervals") else part for part in parts]
     return recompute(merge_items(bare, [size(part) for part in parts], positions))

@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from persona_metrics.merging import check_positions, check_results
+from persona_metrics.merging import check_positions, check_results, check_signatures
 from persona_metrics.personalization.params import PersevalParams
 from persona_metrics.personalization.scorer import (
     DocumentScores,
@@ -88,15 +88,11 @@ def _common_params(results: Sequence[PersonalizationResult | ExcludedPart]) -> P
     scored = [(r, result) for r, result in enumerate(results) if isinstance(result, PersonalizationResult)]
     if not scored:
         return None
-    first = scored[0][1]
     for r, result in scored:
         if result.params is None:
             raise TypeError(f"results[{r}] carries no params; merge results made by score_personalization")
-        if result.signature != first.signature:
-            raise ValueError(
-                f"results[{r}] was scored as {result.signature!r}, results[{scored[0][0]}] as {first.signature!r}; "
-                "only results of the same distance and hyper-parameters merge"
-            )
+    check_signatures(scored)
+    first = scored[0][1]
     return first.params
 
 
