@@ -14,6 +14,7 @@ from persona_metrics.commands.output import (
     InputError,
     add_format_argument,
     add_micro_argument,
+    add_shard_arguments,
     command_parser,
     emit,
     input_errors,
@@ -106,14 +107,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-files", nargs="*", type=Path, default=None, help="local parquet or JSON lines")
     parser.add_argument("--hub", action="store_true", help="load the test split from the Hub (needs network)")
     parser.add_argument("--predictions", nargs="*", type=Path, default=[], help="JSON lines {id, prediction}")
-    parser.add_argument(
-        "--shard",
-        default=None,
-        metavar="I/N",
-        help="score only the I-th of N contiguous blocks of the sampled articles and write its states to --states "
-        "instead of printing; persona-metrics merge prints the whole output (docs/scaling.md section 2)",
-    )
-    parser.add_argument("--states", type=Path, default=None, metavar="OUT.jsonl", help="where --shard writes states")
+    add_shard_arguments(parser, "the I-th of N contiguous blocks of the sampled articles; docs/scaling.md section 2")
     judge = add_judge_arguments(parser, "SummaryEval accuracy judge (optional)", model_required=False)
     judge.add_argument(
         "--out",

@@ -173,6 +173,23 @@ def add_micro_argument(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def add_shard_arguments(parser: argparse.ArgumentParser, which: str) -> None:
+    """``--shard I/N`` and ``--states OUT.jsonl``: score one shard and write its states (docs/scaling.md §2).
+
+    Args:
+        parser: the command's parser.
+        which: what shard I of N holds, for the help text.
+    """
+    parser.add_argument(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help=f"score only shard I of N ({which}) and write its states to --states instead of printing; "
+        "persona-metrics merge prints the whole output",
+    )
+    parser.add_argument("--states", type=Path, default=None, metavar="OUT.jsonl", help="where --shard writes states")
+
+
 def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
     """``-q/--quiet``: print the score only (see :func:`quiet_text`)."""
     parser.add_argument(

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from persona_metrics.commands.output import (
     LEADERBOARD_KEY,
     InputError,
+    add_shard_arguments,
     add_significance_argument,
     check_resamples_option,
     command_parser,
@@ -156,14 +157,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="bootstrap, significance and subsampling seed")
     add_significance_argument(parser, "--seed")
     parser.add_argument("--plot", action=argparse.BooleanOptionalAction, default=True, help="write leaderboard.png")
-    parser.add_argument(
-        "--shard",
-        default=None,
-        metavar="I/N",
-        help="score only shard I of N (the articles a stable hash of the news id assigns to it) and write its states "
-        "to --states instead of the report; persona-metrics merge prints the whole report",
-    )
-    parser.add_argument("--states", type=Path, default=None, metavar="OUT.jsonl", help="where --shard writes states")
+    add_shard_arguments(parser, "the articles a stable hash of the news id assigns to it")
 
 
 def load_models(ds: Dataset, baselines: Sequence[str], files: Sequence[Path]) -> dict[str, list[str]]:

@@ -20,6 +20,7 @@ from persona_metrics.commands.output import (
     add_micro_argument,
     add_option_argument,
     add_quiet_argument,
+    add_shard_arguments,
     add_significance_argument,
     captured_notes,
     check_option_names,
@@ -153,15 +154,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_option_argument(parser)
     add_significance_argument(parser, "-o seed (perseval, degress)")
     add_micro_argument(parser, "see above")
-    parser.add_argument(
-        "--shard",
-        default=None,
-        metavar="I/N",
-        help="score only shard I of N (perseval, degress: the documents a stable hash of the document id assigns to "
-        "it; the other metrics: the I-th of N contiguous blocks of items) and write its states to --states instead "
-        "of printing; persona-metrics merge prints the whole result",
+    add_shard_arguments(
+        parser,
+        "perseval, degress: the documents a stable hash of the document id assigns to it; the other metrics: the "
+        "I-th of N contiguous blocks of items",
     )
-    parser.add_argument("--states", type=Path, default=None, metavar="OUT.jsonl", help="where --shard writes states")
     add_judge_arguments(
         parser, "summary_eval accuracy judge (optional; without one accuracy and overall are null)", False
     )
