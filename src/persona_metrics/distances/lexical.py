@@ -7,11 +7,12 @@ METEOR reference), text2 the hypothesis side.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cached_property, lru_cache
 from importlib.metadata import version
 from itertools import chain
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.distances.base import Distance
-from persona_metrics.distances.fast_tokens import rouge_raw_tokens, rouge_stem, rouge_tokens, word_token_bytes
+from persona_metrics.distances.fast_tokens import STEMS, rouge_raw_tokens, rouge_tokens, word_token_bytes
 from persona_metrics.signature import Signature
 
 _WORD = re.compile(r"[^\W_]+")
@@ -49,8 +50,23 @@ class _TokenChars(dict[bytes, str]):
 
     def stem_id(self, raw: bytes) -> int | None:
         """The id of the token rouge_score makes of ``raw`` (``None`` when it drops it)."""
-        token = rouge_stem(raw)
+        token = STEMS[raw]
         return self.vocab.setdefault(token, len(self.vocab)) if token else None
+
+    def add(self, raws: Iterable[bytes]) -> None:
+        """Give the new raw tokens their characters (ids in order of first appearance), stems looked up together."""
+        new = [raw for raw in dict.fromkeys(raws) if raw not in self]
+        STEMS.fill(new)
+        tokens = list(map(STEMS.__getitem__, new))
+        vocab = self.vocab
+        fresh = [token for token in dict.fromkeys(tokens) if token and token not in vocab]
+        vocab.update(zip(fresh, range(len(vocab), len(vocab) + len(fresh)), strict=True))
+        if len(vocab) - 1 <= self.last_char and all(tokens):  # the usual case, without a loop in Python
+            self.update(zip(new, map(chr, map(vocab.__getitem__, tokens)), strict=True))
+            return
+        for raw, token in zip(new, tokens, strict=True):  # a dropped token, or ids past the last character
+            if not token or vocab[token] <= self.last_char:  # past it: __missing__ raises when it is looked up
+                self[raw] = chr(vocab[token]) if token else ""
 
     def __missing__(self, raw: bytes) -> str:
         i = self.stem_id(raw)
@@ -83,12 +99,13 @@ class RougeL(Distance):
 
     Tokens are ``rouge_score``'s (lowercase, ``[^a-z0-9]+`` → space, NLTK Porter stemmer in its extended mode on
     tokens longer than 3 characters), produced by the exact equivalent
-    :func:`~persona_metrics.distances.fast_tokens.rouge_raw_tokens` plus a stem memoised per raw token, with NLTK's
-    own Porter code (loaded without importing nltk). Each text is kept as a string with one character per token
-    (the character's code point is the stem's id), so the LCS of a batch of pairs is one call to ``rapidfuzz``'s
-    exact bit-parallel ``LCSseq`` (:func:`rapidfuzz.process.cpdist`), and ``F = 2·P·R/(P + R)`` is computed with
-    rouge_score's float operations (:func:`rouge_l_distances`): bit for bit the library's value. A text with no
-    token (only punctuation) is at σ = 1 from everything, itself included, as in rouge_score.
+    :func:`~persona_metrics.distances.fast_tokens.rouge_raw_tokens` plus a stem memoised per raw token, from the
+    shipped table of NLTK's stems or NLTK's own Porter code (loaded without importing nltk). Each text is kept as a
+    string with one character per token (the character's code point is the stem's id), so the LCS of a batch of
+    pairs is one call to ``rapidfuzz``'s exact bit-parallel ``LCSseq`` (:func:`rapidfuzz.process.cpdist`), and
+    ``F = 2·P·R/(P + R)`` is computed with rouge_score's float operations (:func:`rouge_l_distances`): bit for bit
+    the library's value. A text with no token (only punctuation) is at σ = 1 from everything, itself included, as
+    in rouge_score.
     """
 
     name = "rougeL"
@@ -106,9 +123,10 @@ class RougeL(Distance):
 
     def _prepare(self, texts: Sequence[str]) -> list[str | list[int]]:
         chars = self._chars
+        raws = [rouge_raw_tokens(text) for text in texts]
+        chars.add(itertools.chain.from_iterable(raws))  # the new words' stems: one table search
         out: list[str | list[int]] = []
-        for text in texts:
-            raw = rouge_raw_tokens(text)
+        for raw in raws:
             try:
                 out.append("".join(map(chars.__getitem__, raw)))
             except OverflowError:  # a stem id past the last code point: this text as a list of ids
