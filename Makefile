@@ -19,7 +19,7 @@ export GRADIO_ANALYTICS_ENABLED ?= False
 CHROMIUM ?= /usr/bin/chromium
 SPACE    ?= perseval
 
-.PHONY: install register demo test test-integration test-avx2 fuzz test-llm browser-deps spaces validity lint clean
+.PHONY: install register demo test test-integration test-avx2 fuzz test-llm browser-deps spaces validity bench lint clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
@@ -102,6 +102,11 @@ test-llm: register
 validity: register
 	$(BIN)/persona-metrics validity --json docs/validity.json
 	$(BIN)/python scripts/validity_tables.py docs/validity.json
+
+# Every speed comparison side by side with its peer, values checked, in one table (scripts/bench_all.py; the machine's
+# load is printed beside it: run it on an idle machine). Generates the PENS-format data it needs.
+bench: register
+	$(BIN)/python scripts/bench_all.py --json outputs/bench/bench.json
 
 spaces: register
 	$(BIN)/python scripts/build_spaces.py outputs/spaces

@@ -217,6 +217,7 @@ def test_rougel_text_as_list_of_ids_when_stems_outnumber_characters(
     from persona_metrics.distances import lexical
 
     monkeypatch.setattr(lexical._TokenChars, "last_char", 40)
+    monkeypatch.setattr(lexical, "_CHARS", lexical._TokenChars())  # a fresh process map: ids from 0
     dist = RougeL()
     pairs = corpus_pairs(corpus, 1500, seed=5)
     values = dist.pairwise(pairs)
@@ -224,6 +225,23 @@ def test_rougel_text_as_list_of_ids_when_stems_outnumber_characters(
     assert any(isinstance(rep, str) and rep for rep in dist._cache.values())
     expected = [1.0 - rouge_scorer.score(a, b)["rougeL"].fmeasure if a.strip() and b.strip() else 1.0 for a, b in pairs]
     assert values.tolist() == expected
+
+
+def test_rougel_objects_in_threads_share_the_process_map(monkeypatch, corpus: list[str], rouge_scorer) -> None:
+    """Four threads, each its own RougeL, fill the one process map at once: every σ is still rouge_score's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from persona_metrics.distances import lexical
+
+    monkeypatch.setattr(lexical, "_CHARS", lexical._TokenChars())
+    pairs = corpus_pairs(corpus, 2000, seed=11)
+    chunks = [pairs[i::4] for i in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        values = list(pool.map(lambda chunk: RougeL().pairwise(chunk).tolist(), chunks))
+    for chunk, got in zip(chunks, values, strict=True):
+        expected = [1.0 - rouge_scorer.score(a, b)["rougeL"].fmeasure if a.strip() and b.strip() else 1.0
+                    for a, b in chunk]  # fmt: skip
+        assert got == expected
 
 
 def loop_jsd(a: str, b: str) -> float:

@@ -11,6 +11,7 @@ import itertools
 import math
 import re
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cached_property, lru_cache
@@ -39,7 +40,8 @@ class _TokenChars(dict[bytes, str]):
     A text becomes the string of its tokens' characters, which ``rapidfuzz`` compares code point by code point.
     An id past :attr:`last_char` (more distinct stems than code points) has no character: the lookup raises
     ``OverflowError`` and the text becomes a list of ids (:meth:`ids`), which ``rapidfuzz`` compares with strings
-    by the same numbers.
+    by the same numbers. Only equality of ids matters to the LCS, so one map serves the whole process
+    (:data:`_CHARS`); a lock keeps two threads from giving one id to two stems.
     """
 
     last_char = 0x10FFFF
@@ -47,6 +49,7 @@ class _TokenChars(dict[bytes, str]):
     def __init__(self) -> None:
         super().__init__()
         self.vocab: dict[str, int] = {}
+        self.lock = threading.Lock()
 
     def stem_id(self, raw: bytes) -> int | None:
         """The id of the token rouge_score makes of ``raw`` (``None`` when it drops it)."""
@@ -55,21 +58,25 @@ class _TokenChars(dict[bytes, str]):
 
     def add(self, raws: Iterable[bytes]) -> None:
         """Give the new raw tokens their characters (ids in order of first appearance), stems looked up together."""
-        new = [raw for raw in dict.fromkeys(raws) if raw not in self]
+        new = [raw for raw in set(raws) if raw not in self]
+        if not new:
+            return
         STEMS.fill(new)
         tokens = list(map(STEMS.__getitem__, new))
-        vocab = self.vocab
-        fresh = [token for token in dict.fromkeys(tokens) if token and token not in vocab]
-        vocab.update(zip(fresh, range(len(vocab), len(vocab) + len(fresh)), strict=True))
-        if len(vocab) - 1 <= self.last_char and all(tokens):  # the usual case, without a loop in Python
-            self.update(zip(new, map(chr, map(vocab.__getitem__, tokens)), strict=True))
-            return
-        for raw, token in zip(new, tokens, strict=True):  # a dropped token, or ids past the last character
-            if not token or vocab[token] <= self.last_char:  # past it: __missing__ raises when it is looked up
-                self[raw] = chr(vocab[token]) if token else ""
+        with self.lock:
+            vocab = self.vocab
+            fresh = [token for token in dict.fromkeys(tokens) if token and token not in vocab]
+            vocab.update(zip(fresh, range(len(vocab), len(vocab) + len(fresh)), strict=True))
+            if len(vocab) - 1 <= self.last_char and all(tokens):  # the usual case, without a loop in Python
+                self.update(zip(new, map(chr, map(vocab.__getitem__, tokens)), strict=True))
+                return
+            for raw, token in zip(new, tokens, strict=True):  # a dropped token, or ids past the last character
+                if not token or vocab[token] <= self.last_char:  # past it: __missing__ raises when looked up
+                    self[raw] = chr(vocab[token]) if token else ""
 
     def __missing__(self, raw: bytes) -> str:
-        i = self.stem_id(raw)
+        with self.lock:
+            i = self.stem_id(raw)
         if i is not None and i > self.last_char:
             raise OverflowError(f"stem id {i} has no character")
         char = "" if i is None else chr(i)
@@ -78,7 +85,12 @@ class _TokenChars(dict[bytes, str]):
 
     def ids(self, raw: list[bytes]) -> list[int]:
         """The stem ids of raw tokens (the list form of a text's representation)."""
-        return [i for i in map(self.stem_id, raw) if i is not None]
+        with self.lock:
+            return [i for i in map(self.stem_id, raw) if i is not None]
+
+
+#: The process's raw token → character map (shared by every ``RougeL``, like the stems' memo).
+_CHARS = _TokenChars()
 
 
 def rouge_l_distances(lcs: np.ndarray, len_a: np.ndarray, len_b: np.ndarray) -> np.ndarray:
@@ -115,7 +127,7 @@ class RougeL(Distance):
 
     def __init__(self) -> None:
         super().__init__()
-        self._chars = _TokenChars()
+        self._chars = _CHARS
 
     def tokens(self, text: str) -> list[str]:
         """``rouge_score``'s tokens of ``text`` (stemmed)."""
