@@ -82,6 +82,11 @@ def test_pip_install_then_import_makes_bare_name_load_work(fresh_python, tmp_pat
     where = run(fresh_python, "import persona_metrics; print(persona_metrics.__file__)", tmp_path)
     assert where.returncode == 0, where.stderr
     assert str(fresh_python.parents[1]) in where.stdout  # the installed copy, not the source tree
+    # the wheel carries rougeL's stem table, and the installed nltk accepts it (no warning, no fallback)
+    table = run(fresh_python, "import warnings; warnings.simplefilter('error'); from persona_metrics.distances."
+                "fast_tokens import stem_table; print(len(stem_table()[0]))", tmp_path)  # fmt: skip
+    assert table.returncode == 0, table.stderr[-3000:]
+    assert table.stdout.strip() == "337100"
     # a fresh home: importing persona_metrics registers, then the bare name resolves offline
     proc = run(fresh_python, LOAD.format(prefix="import persona_metrics"), tmp_path / "home1")
     assert proc.returncode == 0, proc.stderr[-3000:]
