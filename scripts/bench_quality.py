@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.datasets.financial import read_article_dir, summary_items
+from persona_metrics.distances import BertScore, get_distance
 from persona_metrics.distances.neural import encoder_flops
 from persona_metrics.persona.params import BertScoreConfig
 from persona_metrics.persona.quality import bertscore_baseline, quality_bertscore, score_quality
@@ -97,17 +98,22 @@ class Peer:
         # bert_score reads a baseline file by row position, which the project's one-row file does not have: the
         # peer rescales its F1 with the same F baseline by hand, as bert_score would: (F - b) / (1 - b)
         self.base = bertscore_baseline(BertScoreConfig(), layers)
+        self.parts: dict[str, float] = {}  # seconds of each library in the last call
 
     def __call__(self, preds: list[str], refs: list[str], personas: list[str]) -> dict[str, np.ndarray]:
         """Per-item ROUGE-Lsum, rescaled BERTScore F1 and style, each library called directly."""
         import nltk
 
+        start = time.perf_counter()
         lsum = [
             self.rouge.score("\n".join(nltk.sent_tokenize(r)), "\n".join(nltk.sent_tokenize(p)))["rougeLsum"].fmeasure
             for p, r in zip(preds, refs, strict=True)
         ]
+        self.parts = {"rouge_score": time.perf_counter() - start}
         _, _, f1 = self.bert.score(preds, refs)
+        self.parts["bert_score"] = time.perf_counter() - start - sum(self.parts.values())
         style = [score_style([p], [q]).scores[0] for p, q in zip(preds, personas, strict=True)]
+        self.parts["style per item"] = time.perf_counter() - start - sum(self.parts.values())
         rescaled = (f1.numpy().astype(np.float64) - self.base) / (1.0 - self.base)
         return {"rougeLsum": np.array(lsum), "bertscore_f1": rescaled, "style": np.array(style)}
 
@@ -117,6 +123,14 @@ def peer_executed_flops(texts: list[str], lengths: dict[str, int], sizes: tuple[
     ordered = sorted(set(texts), key=lambda x: len(x.split(" ")), reverse=True)
     batches = [ordered[i : i + 64] for i in range(0, len(ordered), 64)]
     return sum(encoder_flops(len(b), max(lengths[t] for t in b), *sizes) for b in batches)
+
+
+def fixed_shape_flops(texts: list[str]) -> int:
+    """Executed FLOPs of the PerSEval default distance (512-token fixed-shape passes) on ``texts``."""
+    dist = get_distance("bertscore")
+    if not isinstance(dist, BertScore):
+        raise TypeError("the bertscore distance is not a BertScore instance")
+    return dist.forward_flops(texts)[1]
 
 
 def run_size(n: int, peer: Peer, rate: float, threads: int) -> tuple[list[str], dict[str, Any]]:
@@ -138,6 +152,7 @@ def run_size(n: int, peer: Peer, rate: float, threads: int) -> tuple[list[str], 
     lengths = dict(zip(unique, dist.token_lengths(unique), strict=True))
     needed, executed = dist.forward_flops(unique)
     peer_flops = peer_executed_flops(preds + refs, lengths, dist.flop_sizes())
+    fixed = fixed_shape_flops(unique)
     floor = needed / (rate * 1e9 * threads)
     ratio = peer_wall / wall
     if n >= 2000:
@@ -149,7 +164,9 @@ def run_size(n: int, peer: Peer, rate: float, threads: int) -> tuple[list[str], 
         f"  persona_quality {wall:7.2f} s (cpu {cpu:6.2f} s)   peer {peer_wall:7.2f} s (cpu {peer_cpu:6.2f} s)   "
         f"ratio {ratio:.2f}x",
         f"  forward FLOPs: needed {needed / 1e9:.1f} G; executed: project {executed / 1e9:.1f} G "
-        f"({executed / needed:.3f}x), bert_score {peer_flops / 1e9:.1f} G ({peer_flops / needed:.3f}x)",
+        f"({executed / needed:.3f}x), bert_score {peer_flops / 1e9:.1f} G ({peer_flops / needed:.3f}x); "
+        f"512-token fixed-shape passes would run {fixed / needed:.3f}x",
+        "  peer parts: " + ", ".join(f"{k} {v:.2f} s" for k, v in peer.parts.items()),
         f"  floor {floor:.2f} s (needed FLOPs at {rate:.0f} GFLOP/s x {threads} thread(s)); project "
         f"{wall / floor:.2f}x floor",
         "  max |diff| vs peer: "
