@@ -18,6 +18,10 @@ length-sorted, padded batches of 64, rebuilt here from its sorting rule). The fl
 fp32 matmul rate measured here (``torch.mm`` on 512×384 @ 384×1536, the MiniLM's feed-forward at 512 tokens,
 best of 5) times the threads.
 
+Rows (``--rows PATH``, for ``make bench``): one per size; ``peak_mb`` is the process's peak RSS read right after
+the project's call (it includes the earlier sizes' peaks); the target is "executed FLOPs <= 1.2x needed" at
+fewer than 2,000 items and ">= 2x peer and <= 1.5x floor" from 2,000 on.
+
     python scripts/bench_quality.py                      # sizes 10, 100, 2,000
     python scripts/bench_quality.py --sizes 10,100 --rows rows.json
 """
