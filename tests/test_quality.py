@@ -409,3 +409,119 @@ def test_bad_reference_lists_name_the_field_and_index(references: list, error: t
         score_content(PREDS, references)
     with pytest.raises(error, match=match):
         persona_metrics.load("persona_quality").compute(predictions=PREDS, references=references, personas=PERSONAS)
+
+
+# --- ROUGE-Lsum through the project's tokenizer and a bit-parallel LCS: rouge_score's value, bit for bit --------
+#: Texts that exercise rouge_score's Lsum path: line splitting (empty lines, "\r", lines without a token),
+#: non-ASCII letters (dropped by rouge_score's tokenizer), characters that lowercase to ASCII (Kelvin sign, dotted
+#: capital I), digits, repeated tokens (the hit counts), stemming (runs / running / ran).
+LSUM_TEXTS = [
+    "",
+    "   ",
+    "!!! ???",
+    "The cat sat on the mat.\nThe cat ran.",
+    "The cat sat.\n\n\nOn the mat the cat sat.\n",
+    "Running runs ran; the runner is running.\r\nRuns!",
+    "Café prices in Zürich rose 4.5% — naïve analysts were surprised.",
+    "KELVIN 300\u212a and \u0130stanbul: \u00df \u00e9t\u00e9 \u4e2d\u6587 tokens",
+    "the the the cat the the mat",
+    "cat the mat the the the the",
+    "12 3 456 7.8 9,000 and 12 more",
+    "Dr. Lee spoke. Shares fell 3%. Profit rose. Dr. Lee left.",
+    "Mortgages? Down again. Wow! Record money! Copperfield made record money.",
+    "\ud800 lone surrogate line\nand a second line",
+]
+
+
+def _rouge_score_lsum(target: str, prediction: str) -> float:
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeLsum"], use_stemmer=True).score(target, prediction)["rougeLsum"].fmeasure
+
+
+def test_fast_lsum_equals_rouge_score_on_tricky_texts() -> None:
+    """Every ordered pair of LSUM_TEXTS, the texts as given (split on "\\n" only): rouge_score's F, bit for bit."""
+    from persona_metrics.distances.rouge_lsum import rouge_lsum_f1
+
+    for target in LSUM_TEXTS:
+        for prediction in LSUM_TEXTS:
+            assert rouge_lsum_f1(target, prediction) == _rouge_score_lsum(target, prediction), (target, prediction)
+
+
+def test_fast_lsum_equals_rouge_score_on_the_samples() -> None:
+    """persona quality's ROUGE-Lsum (Punkt-split) on the financial sample, every reference against every prediction."""
+    from persona_metrics.datasets.financial import read_article_dir, summary_items
+
+    items = summary_items(read_article_dir(ROOT / "data" / "financial_sample")[0])
+    preds = list(items.prediction)[:12]
+    refs = list(dict.fromkeys(items.reference))[:6]
+    pairs = [(p, r) for p in preds + REFS for r in refs + PREDS]
+    got = quality.rouge_lsum([p for p, _ in pairs], [r for _, r in pairs])
+    expected = [_rouge_score_lsum(split_sentences(r), split_sentences(p)) for p, r in pairs]
+    assert got.tolist() == expected
+    assert len({round(v, 6) for v in expected}) > 20  # the cases differ from each other
+
+
+def test_lcs_indices_are_rouge_scores_read_out() -> None:
+    """The LCS positions (which drive the union) equal rouge_score's lcs_ind on random token lists with ties."""
+    import random
+
+    from rouge_score.rouge_scorer import lcs_ind
+
+    from persona_metrics.distances.rouge_lsum import lcs_indices
+
+    rng = random.Random(7)
+    for _ in range(3000):
+        ref = [rng.choice("abcd") for _ in range(rng.randint(0, 14))]
+        can = [rng.choice("abcde") for _ in range(rng.randint(0, 14))]
+        assert lcs_indices(ref, can) == lcs_ind(ref, can), (ref, can)
+
+
+# --- BERTScore in persona quality: one text per forward pass -------------------------------------------------
+def test_quality_bertscore_matches_bert_score_side_by_side(minilm: str) -> None:
+    """Raw F1 against bert_score.score(batch_size=1) on the same machine: within 1e-6 (docs/perseval.md §3.7)."""
+    from bert_score import score
+
+    from persona_metrics.datasets.financial import read_article_dir, summary_items
+
+    items = summary_items(read_article_dir(ROOT / "data" / "financial_sample")[0]).iloc[:24]
+    preds, refs = [*items.prediction, *PREDS], [*items.reference, *REFS]
+    res = score_content(preds, refs, bertscore=BertScoreConfig(rescale=False))
+    _, _, f1 = score(preds, refs, model_type=minilm, num_layers=6, batch_size=1)
+    np.testing.assert_allclose(res.bertscore_f1, f1.numpy().astype(np.float64), rtol=0, atol=1e-6)
+
+
+def test_quality_bertscore_runs_only_the_needed_flops_and_embeds_each_text_once(monkeypatch) -> None:
+    """One unpadded, unfilled pass per unique text (the references repeat): executed FLOPs == needed FLOPs."""
+    from persona_metrics.distances import BertScore
+    from persona_metrics.distances.neural import encoder_flops
+
+    dist = quality.quality_bertscore(BertScoreConfig())
+    shapes: list[tuple[int, int]] = []
+    forward = BertScore._forward
+
+    def spy(self, setup, ids):  # type: ignore[no-untyped-def]
+        shapes.append(ids.shape)
+        return forward(self, setup, ids)
+
+    monkeypatch.setattr(BertScore, "_forward", spy)
+    dist.clear_cache()
+    preds = [f"{PREDS[i % 2]} Item {i}." for i in range(7)]
+    score_content(preds, [REFS[0]] * 7)
+    unique = [*preds, REFS[0]]
+    assert sorted(shapes) == sorted((1, n) for n in dist.token_lengths(unique))
+    needed, executed = dist.forward_flops(unique + preds)
+    assert needed == executed == sum(encoder_flops(1, n, *dist.flop_sizes()) for n in dist.token_lengths(unique))
+    # the PerSEval default (512-token fixed-shape passes) fills each length's last pass with copies
+    fixed_needed, fixed_executed = BertScore().forward_flops(unique)
+    assert fixed_needed == needed
+    assert fixed_executed > 2 * needed
+
+
+def test_encoder_flops_by_hand() -> None:
+    """2 × layers × rows × L × (4H² + 2HI + 2LH): MiniLM-L6 (H 384, I 1536) on a (3, 10) input."""
+    from persona_metrics.distances.neural import encoder_flops, pass_shapes
+
+    assert encoder_flops(3, 10, 6, 384, 1536) == 2 * 6 * 3 * 10 * (4 * 384**2 + 2 * 384 * 1536 + 2 * 10 * 384)
+    assert pass_shapes([5, 5, 5, 9], 10) == [(2, 5), (2, 5), (1, 9)]
+    assert pass_shapes([5, 5, 5, 9], 1) == [(1, 5), (1, 5), (1, 5), (1, 9)]

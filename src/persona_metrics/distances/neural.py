@@ -134,11 +134,33 @@ def _rows_per_pass(length: int, batch_tokens: int) -> int:
     return max(1, batch_tokens // max(1, length))
 
 
-def _num_passes(encoded: Sequence[np.ndarray], batch_tokens: int) -> int:
+def pass_shapes(lengths: Sequence[int], batch_tokens: int) -> list[tuple[int, int]]:
+    """``(rows, length)`` of every forward pass :func:`_fixed_shape_batches` runs over texts of these token lengths.
+
+    A short last pass of a length counts its filled rows: these are the shapes executed, not only the rows needed.
+    """
     counts: dict[int, int] = {}
-    for ids in encoded:
-        counts[len(ids)] = counts.get(len(ids), 0) + 1
-    return sum(-(-n // _rows_per_pass(length, batch_tokens)) for length, n in counts.items())
+    for length in lengths:
+        counts[length] = counts.get(length, 0) + 1
+    shapes = []
+    for length in sorted(counts):
+        rows = _rows_per_pass(length, batch_tokens)
+        shapes += [(rows, length)] * -(-counts[length] // rows)
+    return shapes
+
+
+def _num_passes(encoded: Sequence[np.ndarray], batch_tokens: int) -> int:
+    return len(pass_shapes([len(ids) for ids in encoded], batch_tokens))
+
+
+def encoder_flops(rows: int, length: int, layers: int, hidden: int, intermediate: int) -> int:
+    """Floating-point operations of ``layers`` BERT blocks on a ``(rows, length)`` input (2 per multiply-add).
+
+    Per token and block: the Q, K, V and output projections (4·H² multiply-adds), the feed-forward pair (2·H·I)
+    and attention's scores and weighted sum (2·L·H over all heads). Embeddings, layer norms, softmax, GELU and
+    the pooler are elementwise or per-row and left out (under 1 % for the MiniLM at 40-100 tokens).
+    """
+    return 2 * layers * rows * length * (4 * hidden * hidden + 2 * hidden * intermediate + 2 * length * hidden)
 
 
 def _fixed_shape_batches(encoded: Sequence[np.ndarray], batch_tokens: int) -> Iterator[tuple[list[int], np.ndarray]]:
@@ -510,6 +532,29 @@ class BertScore(Distance):
         if todo:
             for text, item in zip(todo, self._prepare(todo), strict=True):
                 self._embeddings.put(text, item)
+
+    def token_lengths(self, texts: Sequence[str]) -> list[int]:
+        """The token length of each text as it is embedded (special tokens included, truncated). Loads the model."""
+        return [len(ids) for ids in self._tokenize(self._load(), texts)]
+
+    def flop_sizes(self) -> tuple[int, int, int]:
+        """``(layers run, hidden size, intermediate size)``: the sizes :func:`encoder_flops` takes. Loads the model."""
+        config = self._load().model.config
+        return self.layer(), int(config.hidden_size), int(config.intermediate_size)
+
+    def forward_flops(self, texts: Sequence[str]) -> tuple[int, int]:
+        """FLOPs (:func:`encoder_flops`) of embedding ``texts`` from scratch: ``(needed, executed)``.
+
+        Each unique non-empty text counts once (as a call embeds it); needed is one ``(1, L)`` pass per text,
+        executed the passes this distance's ``batch_size`` runs (:func:`pass_shapes`, filled rows included).
+        Loads the model (for the tokenizer and the sizes).
+        """
+        setup = self._load()
+        lengths = self.token_lengths([t for t in dict.fromkeys(texts) if not is_empty_text(t)])
+        sizes = self.flop_sizes()
+        needed = sum(encoder_flops(1, length, *sizes) for length in lengths)
+        executed = sum(encoder_flops(rows, length, *sizes) for rows, length in pass_shapes(lengths, setup.batch_tokens))
+        return needed, executed
 
     def clear_cache(self) -> None:
         """Forget every embedded text."""

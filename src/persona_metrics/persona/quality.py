@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.distances import BertScore, get_distance
+from persona_metrics.distances.rouge_lsum import lsum_sentences, summary_lcs_f1
 from persona_metrics.persona.params import CONTENT_WEIGHTS_WITH_BLEURT as CONTENT_WEIGHTS_WITH_BLEURT
 from persona_metrics.persona.params import CONTENT_WEIGHTS_WITHOUT_BLEURT as CONTENT_WEIGHTS_WITHOUT_BLEURT
 from persona_metrics.persona.params import OVERALL_WEIGHTS as OVERALL_WEIGHTS
@@ -77,26 +78,28 @@ def quality_band(score: float) -> str:
 
 
 # --- ROUGE-Lsum ------------------------------------------------------------------------------------------
-@cache
-def _lsum_scorer() -> Any:
-    from rouge_score import rouge_scorer
-
-    return rouge_scorer.RougeScorer(["rougeLsum"], use_stemmer=True)
-
-
 def split_sentences(text: str) -> str:
     """One sentence per line (Punkt), as ROUGE-Lsum expects; existing line breaks are kept as boundaries."""
     return "\n".join(s for line in text.splitlines() for s in sent_tokenize(line) if s.strip())
 
 
 def rouge_lsum(predictions: Sequence[str], references: Sequence[str]) -> np.ndarray:
-    """Per-item ROUGE-Lsum F1 (``rouge_score``, Porter stemming) with real sentence splitting."""
-    scorer = _lsum_scorer()
+    """Per-item ROUGE-Lsum F1 with real sentence splitting: ``rouge_score``'s value, bit for bit.
+
+    ``RougeScorer(["rougeLsum"], use_stemmer=True).score(split_sentences(ref), split_sentences(pred))`` computed by
+    :func:`persona_metrics.distances.rouge_lsum.summary_lcs_f1` (the project's exact tokenizer and stemmer, a
+    bit-parallel LCS table); each unique text is split and tokenized once per call.
+    """
+    sentences: dict[str, list[list[str]]] = {}
+
+    def tokenized(text: str) -> list[list[str]]:
+        if text not in sentences:
+            sentences[text] = lsum_sentences(split_sentences(text))
+        return sentences[text]
+
     return np.array(
-        [
-            scorer.score(split_sentences(ref), split_sentences(pred))["rougeLsum"].fmeasure
-            for pred, ref in zip(predictions, references, strict=True)
-        ]
+        [summary_lcs_f1(tokenized(ref), tokenized(pred)) for pred, ref in zip(predictions, references, strict=True)],
+        dtype=np.float64,
     )
 
 
@@ -133,14 +136,27 @@ def bertscore_baseline(config: BertScoreConfig, layer: int) -> float:
     return base
 
 
+#: Tokens per BERTScore forward pass in persona quality: 1, i.e. one text per pass, shape ``(1, L)``. No pass is
+#: filled up to a fixed row count and none is padded, so the FLOPs executed are exactly the FLOPs needed at any
+#: number of items, and a text's vectors still depend on nothing but the text (sharded runs merge bit for bit);
+#: it is also the shape ``bert_score.score(..., batch_size=1)`` runs (``docs/style.md`` §6.5).
+QUALITY_BERTSCORE_BATCH_TOKENS = 1
+
+
+def quality_bertscore(config: BertScoreConfig) -> BertScore:
+    """The (shared) ``bertscore`` distance persona quality embeds with: ``config``'s model and layer, a text a pass."""
+    options = {k: v for k, v in (("model", config.model), ("num_layers", config.num_layers)) if v is not None}
+    dist = get_distance("bertscore", batch_size=QUALITY_BERTSCORE_BATCH_TOKENS, **options)
+    if not isinstance(dist, BertScore):  # pragma: no cover - the registry maps the name to this class
+        raise TypeError("the bertscore distance is not a BertScore instance")
+    return dist
+
+
 def bertscore_f1(
     predictions: Sequence[str], references: Sequence[str], config: BertScoreConfig
 ) -> tuple[np.ndarray, Signature]:
     """Per-item BERTScore F1 (rescaled when ``config.rescale``) and a signature naming model, layer and rescaling."""
-    options = {k: v for k, v in (("model", config.model), ("num_layers", config.num_layers)) if v is not None}
-    dist = get_distance("bertscore", **options)
-    if not isinstance(dist, BertScore):  # pragma: no cover - the registry maps the name to this class
-        raise TypeError("the bertscore distance is not a BertScore instance")
+    dist = quality_bertscore(config)
     f1 = 1.0 - dist.pairwise(list(zip(references, predictions, strict=True)))
     if not config.rescale:
         return f1, Signature.of(dist.signature(rescale="raw"))
