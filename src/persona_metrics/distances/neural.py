@@ -116,7 +116,8 @@ def _check_optional_int(distance: str, option: str, value: object) -> int | None
     return None if value is None else _check_positive_int(distance, option, value)
 
 
-def _default_device() -> str:
+def default_device() -> str:
+    """The device a model goes to when none is given: ``"cuda"`` when torch sees a GPU, else ``"cpu"``."""
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
@@ -450,7 +451,7 @@ class BertScore(Distance):
             raise ValueError(
                 f"bertscore option num_layers={layer} but the model {path!r} has {config.num_hidden_layers} layers"
             )
-        device = self.device or _default_device()
+        device = self.device or default_device()
         cut = _keep_first_layers(model, layer)
         model.to(device).eval()
         if self.dtype == "float64":
@@ -780,7 +781,7 @@ class InfoLM(Distance):
             raise _load_failure(self.name, self.model_name, err) from err
         if tokenizer.mask_token_id is None:
             raise ValueError(f"infolm option model={self.model_name!r}: the tokenizer has no mask token")
-        self.device = self.device or _default_device()
+        self.device = self.device or default_device()
         self._tokenizer, self._model = tokenizer, model.to(self.device).eval()
         logger.info("infolm: loaded %s on %s", self.model_name, self.device)
 
