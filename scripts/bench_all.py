@@ -30,8 +30,11 @@ from tabulate import tabulate
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
-#: PENS-format data with a real vocabulary (the first-call bench needs words to stem).
+#: PENS-format data at full scale, and the same with a real vocabulary (the first-call bench needs words to stem):
+#: directory → the arguments of scripts/make_synthetic_pens.py that make it.
+PENS = ROOT / "outputs" / "synthetic_pens"
 PENS_LEXICON = ROOT / "outputs" / "synthetic_pens_lexicon"
+PENS_DATA = {PENS: (), PENS_LEXICON: ("--lexicon", "100000")}
 #: The keys every row has (the bench scripts' ``--rows`` format).
 ROW_KEYS = ("metric", "size", "project_s", "peer", "peer_s", "ratio", "max_abs_diff", "tolerance", "values_ok",
             "peak_mb", "floor_s", "target", "met")  # fmt: skip
@@ -44,11 +47,13 @@ class Bench:
     name: str
     script: str
     args: tuple[str, ...] = ()
-    needs_pens: bool = False
+    data: Path | None = None  # a PENS_DATA directory it reads
 
 
 BENCHES = (
-    Bench("perseval", "bench_perseval.py", (str(PENS_LEXICON), "--first-call"), needs_pens=True),
+    Bench("perseval", "bench_perseval.py", (str(PENS_LEXICON), "--first-call"), PENS_LEXICON),
+    Bench("persona_quality", "bench_quality.py"),
+    Bench("bertscore", "bench_bertscore.py", (str(PENS), "--full"), PENS),
 )
 
 
@@ -57,17 +62,17 @@ def load_average() -> str:
     return f"load {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
 
 
-def ensure_pens() -> None:
-    """Generate the PENS-format data with a real vocabulary if it is not there."""
-    if not (PENS_LEXICON / "news.tsv").is_file():
-        command = [sys.executable, str(SCRIPTS / "make_synthetic_pens.py"), str(PENS_LEXICON), "--lexicon", "100000"]
+def ensure_pens(directory: Path) -> None:
+    """Generate a PENS-format directory of :data:`PENS_DATA` if it is not there."""
+    if not (directory / "personalized_test.tsv").is_file():
+        command = [sys.executable, str(SCRIPTS / "make_synthetic_pens.py"), str(directory), *PENS_DATA[directory]]
         subprocess.run(command, check=True)
 
 
 def run(bench: Bench) -> tuple[list[dict], int, str]:
     """Run one bench; its rows, exit status and printed output."""
-    if bench.needs_pens:
-        ensure_pens()
+    if bench.data is not None:
+        ensure_pens(bench.data)
     with tempfile.TemporaryDirectory() as tmp:
         rows_path = Path(tmp) / "rows.json"
         command = [sys.executable, str(SCRIPTS / bench.script), *bench.args, "--rows", str(rows_path)]

@@ -13,15 +13,22 @@
    titles, per document), pairs are scored from cached embeddings (per pair), and the first model at full scale
    is extrapolated from these: every document, the reference and prediction titles, the pairs of both passes;
 3. ``--full``: the first model at full scale (``PersonalizationScorer``: reference pass, then model pass), timed,
-   with the process's peak memory and the embedding cache's size at the end.
+   with the process's peak memory and the embedding cache's size at the end, beside its **floor**: the forward
+   FLOPs the run needs (every embedded text once, unpadded: ``BertScore.forward_flops``) at the fp32 matmul rate
+   measured here at the same torch thread count (``bench_quality.matmul_rate``: ``torch.mm`` on the MiniLM's
+   feed-forward shape, best of 5). ``--rows PATH`` writes the row of ``make bench`` (target: within 1.3x the
+   floor; the values' check is the side-by-side part).
 
     python scripts/make_synthetic_pens.py outputs/synthetic_pens
     python scripts/bench_bertscore.py outputs/synthetic_pens [--full] [--dtype bfloat16] [--num-threads 1]
+    python scripts/bench_bertscore.py outputs/synthetic_pens --full --rows rows.json
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import resource
 import sys
 import time
@@ -31,12 +38,15 @@ from typing import Any
 
 import numpy as np
 from bench_perseval import model_outputs  # this directory: the same synthetic models as the PerSEval bench
+from bench_quality import matmul_rate  # this directory: the fp32 matmul rate the floors are taken at
 
 from persona_metrics.datasets.pens import load_pens
 from persona_metrics.distances import BertScore
 from persona_metrics.personalization import DocumentGroup, PersonalizationScorer, group_documents
 
 EXACT = 1e-6
+#: The full run's target: at most this many times its floor (issue 25).
+FLOOR_TARGET = 1.3
 
 
 def pass_pairs(groups: Sequence[DocumentGroup], refs: Sequence[str], preds: Sequence[str]) -> list[tuple[str, str]]:
@@ -64,8 +74,9 @@ def options(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in names if getattr(args, name) is not None}
 
 
-def side_by_side(pairs: list[tuple[str, str]], args: argparse.Namespace) -> tuple[list[str], float, bool]:
-    """Report lines, seconds per scored pair (cached embeddings), and whether σ is within 1e-6 of bert_score."""
+def side_by_side(pairs: list[tuple[str, str]], args: argparse.Namespace) -> tuple[list[str], float, bool, float]:
+    """Report lines, seconds per scored pair (cached embeddings), whether σ is within 1e-6 of bert_score, and the
+    largest float32 difference."""
     from bert_score import score
 
     from persona_metrics.resources import minilm_path
@@ -86,14 +97,14 @@ def side_by_side(pairs: list[tuple[str, str]], args: argparse.Namespace) -> tupl
     if dist.dtype == "float32":
         diff = float(np.abs(ours - exact).max())
         lines.append(f"  max |sigma - bert_score| = {diff:.2e}  ({'ok' if diff <= EXACT else 'FAILED'}: <= {EXACT:g})")
-        return lines, t_pairs / len(pairs), diff <= EXACT
+        return lines, t_pairs / len(pairs), diff <= EXACT, diff
     fp32 = BertScore(**{**options(args), "dtype": "float32"}).pairwise(pairs)
     diff, err = float(np.abs(fp32 - exact).max()), np.abs(ours - fp32)
     lines += [
         f"  float32: max |sigma - bert_score| = {diff:.2e}  ({'ok' if diff <= EXACT else 'FAILED'}: <= {EXACT:g})",
         f"  {dist.dtype}: max |sigma_{dist.dtype} - sigma_fp32| = {err.max():.2e} (mean {err.mean():.2e})",
     ]
-    return lines, t_pairs / len(pairs), diff <= EXACT
+    return lines, t_pairs / len(pairs), diff <= EXACT, diff
 
 
 def timing(
@@ -122,21 +133,44 @@ def timing(
     ]
 
 
-def full(refs: list[str], docs: list[str], ids: list[str], preds: list[str], args: argparse.Namespace) -> list[str]:
-    """The first model at full scale: reference pass, then model pass."""
+def full(
+    refs: list[str], docs: list[str], ids: list[str], preds: list[str], args: argparse.Namespace
+) -> tuple[list[str], dict[str, Any]]:
+    """The first model at full scale (reference pass, then model pass) beside its floor; report lines and timings."""
+    import torch
+
     dist = BertScore(**options(args))
+    dist.prepare(["load the model before timing"])
+    threads = torch.get_num_threads() if args.num_threads is None else args.num_threads
+    with_threads = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    rate = matmul_rate()
+    torch.set_num_threads(with_threads)
+    groups = [g for g in group_documents(docs, ids) if len(g.indices) >= 2]
+    texts = [g.document for g in groups] + [side[i] for side in (refs, preds) for g in groups for i in g.indices]
+    needed, executed = dist.forward_flops(texts)
+    floor = needed / (rate * 1e9)
+    load = os.getloadavg()[0]
+    cpu = time.process_time()
     t_init, scorer = timed(lambda: PersonalizationScorer(refs, docs, ids, distance=dist))
     t_model, result = timed(lambda: scorer.score(preds))
+    cpu = time.process_time() - cpu
+    total = t_init + t_model
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
-    return [
-        f"full scale, first model ({len(refs):,} summaries, {result.num_documents:,} documents):",
+    lines = [
+        f"full scale, first model ({len(refs):,} summaries, {result.num_documents:,} documents; "
+        f"load {load:.2f} -> {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores):",
         f"  reference pass {t_init / 60:6.2f} min",
         f"  model pass     {t_model / 60:6.2f} min",
-        f"  first model    {(t_init + t_model) / 60:6.2f} min",
+        f"  first model    {total / 60:6.2f} min  ({cpu / 60:.2f} CPU-min)",
+        f"  floor          {floor / 60:6.2f} min  (forward FLOPs needed {needed / 1e12:.1f} T, executed "
+        f"{executed / 1e12:.1f} T = {executed / needed:.3f}x, at {rate:.0f} GFLOP/s fp32 matmul on {threads} "
+        f"thread(s)); first model / floor = {total / floor:.2f}x (target <= {FLOOR_TARGET}x)",
         f"  PerSEval {result.perseval:.6f}, DEGRESS {result.degress:.6f}",
         f"  embedding cache at the end {dist.cached_bytes / 2**20:.0f} MiB (bound {dist.cache_mb} MiB); "
         f"peak memory of the process {peak_gb:.2f} GB",
     ]
+    return lines, {"seconds": total, "floor": floor, "peak_mb": peak_gb * 1024, "threads": threads}
 
 
 def full_counts(groups: Sequence[DocumentGroup], refs: Sequence[str], preds: Sequence[str]) -> dict[str, int]:
@@ -164,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dtype", choices=["float32", "bfloat16", "float64"])
     parser.add_argument("--cache-mb", type=int, help="embedding cache bound in MiB (default: the library's, 4096)")
     parser.add_argument("--device")
+    parser.add_argument("--rows", type=Path, help="write the make-bench row (JSON) here (with --full)")
     args = parser.parse_args(argv)
 
     ds = load_pens(args.pens_dir)
@@ -171,13 +206,24 @@ def main(argv: list[str] | None = None) -> int:
     preds = model_outputs(refs, ds["headline"], 1)
     groups = [g for g in group_documents(docs, ids) if len(g.indices) >= 2]
     lines = [f"# BERTScore on {args.pens_dir}: {len(groups):,} documents, {len(refs):,} summaries per model", ""]
-    subset, per_pair, ok = side_by_side(pass_pairs(groups[: args.docs], refs, preds), args)
+    subset, per_pair, ok, diff = side_by_side(pass_pairs(groups[: args.docs], refs, preds), args)
     pool = list(dict.fromkeys(ds["reference"]))  # titles and documents beyond the side-by-side subset
     later = list(dict.fromkeys(g.document for g in groups[args.docs :]))
     counts = full_counts(groups, refs, preds)
     lines += [*subset, "", *timing(pool[-args.titles :], later[: args.time_docs], per_pair, counts, args), ""]
     if args.full:
-        lines += [*full(refs, docs, ids, preds, args), ""]
+        report, run = full(refs, docs, ids, preds, args)
+        lines += [*report, ""]
+        if args.rows:
+            row = {
+                "metric": f"BERTScore PerSEval, first model ({run['threads']} torch threads)",
+                "size": f"full synthetic PENS ({len(groups):,} documents)", "project_s": run["seconds"],
+                "peer": "FLOP floor", "peer_s": run["floor"], "ratio": run["floor"] / run["seconds"],
+                "max_abs_diff": diff, "tolerance": EXACT, "values_ok": ok, "peak_mb": run["peak_mb"],
+                "floor_s": run["floor"], "target": f"<= {FLOOR_TARGET}x floor",
+                "met": ok and run["seconds"] <= FLOOR_TARGET * run["floor"],
+            }  # fmt: skip
+            args.rows.write_text(json.dumps([row], indent=1) + "\n")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0 if ok else 1
 
