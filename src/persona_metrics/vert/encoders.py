@@ -14,6 +14,7 @@ Models load once per process, on first use, without network access (WordLlama wi
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -39,6 +40,9 @@ ENCODE_CHUNK = 1024
 #: WordLlama configuration and dimension used.
 WORDLLAMA_CONFIG = "l2_supercat"
 WORDLLAMA_DIM = 256
+#: Texts per tokenizer call of the WordLlama encoder, and texts pooled at once (of similar token counts).
+WORDLLAMA_TOKENIZE = 4096
+WORDLLAMA_BATCH = 64
 
 
 @runtime_checkable
@@ -79,12 +83,52 @@ def _wordllama_model() -> Any:
     )
 
 
+@functools.cache
+def _wordllama_tokenizer() -> Any:
+    """A copy of WordLlama's tokenizer without padding (the model's own copy pads every batch)."""
+    tokenizer = type(_wordllama_model().tokenizer).from_str(_wordllama_model().tokenizer.to_str())
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+def wordllama_embed(texts: list[str]) -> np.ndarray:
+    """WordLlama's ``embed(texts, norm=False)``, bit for bit, with less padding (``docs/vert.md`` §9).
+
+    The package pads each batch of 64 texts, in the order given, to its longest text and takes the masked
+    token sum (token after token, so padded zeros change nothing) over the count. Here all texts are tokenized
+    once, then batched by token count (shortest first), so a batch pads to a length close to each of its texts;
+    each text's row is the same float32 expression, and a text without a token gets a zero row, as there.
+    """
+    model, tokenizer = _wordllama_model(), _wordllama_tokenizer()
+    table = model.embedding
+    encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)  # the same ids, without offsets
+    out = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
+    for start in range(0, len(texts), WORDLLAMA_TOKENIZE):
+        ids = [e.ids for e in encode(texts[start : start + WORDLLAMA_TOKENIZE], add_special_tokens=False)]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        for first in range(0, len(order), WORDLLAMA_BATCH):
+            batch = order[first : first + WORDLLAMA_BATCH]
+            lengths = np.array([len(ids[i]) for i in batch], dtype=np.int64)
+            width = int(lengths[-1])
+            if width == 0:
+                continue
+            mask = (np.arange(width)[None, :] < lengths[:, None]).astype(np.float32)
+            padded = np.zeros((len(batch), width), dtype=np.int32)
+            padded[mask > 0] = np.fromiter(itertools.chain.from_iterable(ids[i] for i in batch), dtype=np.int32)
+            np.clip(padded, 0, table.shape[0] - 1, out=padded)
+            count = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
+            pooled = np.sum(table[padded] * mask[..., np.newaxis], axis=1, dtype=np.float32) / count
+            out[start + np.asarray(batch, dtype=np.int64)] = pooled
+    return out
+
+
 class WordLlamaEncoder:
     """WordLlama ``l2_supercat_256``: mean of the token embeddings (the package's own pooling)."""
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        """Embeddings of ``texts``, 64 per batch."""
-        return np.asarray(_wordllama_model().embed(list(texts), norm=False, batch_size=64))
+        """float32 embeddings of ``texts``: the package's ``embed`` (:func:`wordllama_embed`)."""
+        return wordllama_embed(list(texts))
 
     def signature(self) -> Signature:
         """``sim:wordllama-l2_supercat_256|wordllama:<version>``."""
@@ -215,16 +259,22 @@ def resolve_encoder(encoder: str | Path | SentenceEncoder | Callable[[list[str]]
 
 
 def embed_texts(encoder: SentenceEncoder, texts: Sequence[str]) -> np.ndarray:
-    """``(len(texts), d)`` float64 embeddings; an empty or whitespace-only text gets a zero row (cosine 0).
+    """``(len(texts), d)`` embeddings; an empty or whitespace-only text gets a zero row (cosine 0).
 
-    Only the non-empty texts are sent to the encoder, in one call, in the order given.
+    Only the non-empty texts are sent to the encoder, in one call, in the order given. float32 embeddings stay
+    float32 (half the memory; :func:`~persona_metrics.vert.formulas.cosine_rows` widens each row to float64, an
+    exact conversion, so the cosines are those of float64 copies); other types become float64.
     """
     filled = [i for i, t in enumerate(texts) if t.strip()]
     if not filled:
         return np.zeros((len(texts), 1))
-    vectors = np.asarray(encoder.encode([texts[i] for i in filled]), dtype=np.float64)
+    vectors = np.asarray(encoder.encode([texts[i] for i in filled]))
+    if vectors.dtype not in (np.float32, np.float64):
+        vectors = vectors.astype(np.float64)
     if vectors.ndim != 2 or vectors.shape[0] != len(filled):
         raise ValueError(f"the encoder returned shape {vectors.shape} for {len(filled)} texts")
-    out = np.zeros((len(texts), vectors.shape[1]))
+    if len(filled) == len(texts):
+        return vectors
+    out = np.zeros((len(texts), vectors.shape[1]), dtype=vectors.dtype)
     out[filled] = vectors
     return out

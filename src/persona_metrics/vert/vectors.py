@@ -63,10 +63,16 @@ class WordVectors:
         """Vector length."""
         return int(self.matrix.shape[1])
 
+    @functools.cached_property
+    def _rows(self) -> np.ndarray:
+        """``matrix`` as a plain array (a memory-mapped one costs a Python-level wrapper per lookup)."""
+        return np.asarray(self.matrix).view(np.ndarray)
+
     def vectors(self, words: list[str] | tuple[str, ...]) -> np.ndarray:
         """The float64 vectors of in-vocabulary ``words``, ``(len(words), dim)``."""
-        rows = np.fromiter((self.index[w] for w in words), dtype=np.int64, count=len(words))
-        return np.asarray(self.matrix[rows], dtype=np.float64).reshape(len(words), self.dim)
+        index = self.index
+        rows = np.fromiter((index[w] for w in words), dtype=np.int64, count=len(words))
+        return self._rows[rows].astype(np.float64).reshape(len(words), self.dim)
 
     def signature(self) -> Signature:
         """``vectors:<name>`` and the provenance fields."""

@@ -6,7 +6,8 @@
 3. drop words without a vector (out of vocabulary);
 4. nBOW weights: each remaining word's count / the number of remaining tokens;
 5. cost: the Euclidean distance of the **raw** word vectors (not normalised to unit length);
-6. the earth mover's distance of the two weightings under that cost, solved exactly by POT's ``ot.emd2``.
+6. the earth mover's distance of the two weightings under that cost, solved exactly by POT's network simplex
+   (the solver of ``ot.emd2``, called without its wrapper: :func:`transport_cost`).
 
 This equals gensim's ``KeyedVectors.wmdistance(tokens1, tokens2, norm=False)`` (gensim 4; gensim 3.5's
 ``wmdistance`` without ``init_sims``, which the original called). A side without any kept word has an infinite
@@ -15,16 +16,27 @@ distance, as in gensim; VERT then caps it.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.spatial.distance import cdist
 
 from persona_metrics.vert.stopwords import NLTK_ENGLISH_STOPWORDS
 from persona_metrics.vert.vectors import WordVectors
+
+#: ``ot.emd2``'s default iteration limit (``numItermax``), passed to the solver as it would.
+EMD_MAX_ITER = 100_000
+#: The network simplex's result code for an optimal solution (``ot.lp.emd_wrap``).
+EMD_OPTIMAL = 1
+#: Cost cells (words × words) from which the shared-word mass is left in place before the solve: below, the
+#: solve is too cheap for the reduction to pay (it breaks even near 20 × 20 words and is 5x faster at 1,000-word
+#: texts; ``docs/vert.md`` §9), and the whole problem gives ``ot.emd2``'s bits.
+SHARED_MASS_MIN_CELLS = 1024
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,6 +60,8 @@ class PreparedText:
     vectors: np.ndarray = field(repr=False)
     stopwords: tuple[str, ...] = ()
     oov: tuple[str, ...] = ()
+    #: The ground cost is a metric (Euclidean): the shared-mass reduction of :func:`shared_mass_distance` holds.
+    metric_cost: ClassVar[bool] = True
 
     @property
     def empty(self) -> bool:
@@ -68,14 +82,64 @@ def prepare_text(
 ) -> PreparedText:
     """Tokens, kept words, nBOW weights and raw vectors of ``text`` (steps 1–4 of the module docstring)."""
     tokens = tuple(text.lower().split())
+    index = vectors.index
     dropped_stop = tuple(t for t in tokens if t in stopwords)
     content = [t for t in tokens if t not in stopwords]
-    kept = tuple(t for t in content if t in vectors)
-    oov = tuple(t for t in content if t not in vectors)
+    kept = tuple(t for t in content if t in index)
+    oov = tuple(t for t in content if t not in index)
     counts = Counter(kept)  # insertion-ordered: first appearance
     words = tuple(counts)
-    weights = np.array([counts[w] / len(kept) for w in words], dtype=np.float64)
+    # count / len(kept), each a correctly rounded quotient of two exact integers, as in Python's float division
+    weights = np.fromiter(counts.values(), dtype=np.float64, count=len(words)) / max(len(kept), 1)
     return PreparedText(tokens, kept, words, weights, vectors.vectors(words), dropped_stop, oov)
+
+
+def prepare_bag(
+    text: str, vectors: WordVectors, stopwords: Collection[str] = NLTK_ENGLISH_STOPWORDS
+) -> PreparedText:
+    """:func:`prepare_text` without the token lists (``tokens``, ``stopwords``, ``oov`` left empty): what the
+    distance needs, at a third of the cost. The scorer prepares each text this way; an alignment prepares its
+    two texts again in full."""
+    index = vectors.index
+    kept = [t for t in text.lower().split() if t not in stopwords and t in index]
+    counts = Counter(kept)
+    words = tuple(counts)
+    weights = np.fromiter(counts.values(), dtype=np.float64, count=len(words)) / max(len(kept), 1)
+    return PreparedText((), tuple(kept), words, weights, vectors.vectors(words))
+
+
+def transport_cost(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> float:
+    """``ot.emd2(a, b, cost, check_marginals=False, center_dual=False)``: the same solver, the same value.
+
+    POT's ``emd2`` converts and checks its arguments, picks a backend, rescales ``b`` to the mass of ``a``, calls
+    the network simplex (``ot.lp.emd_wrap.emd_c``), then centres dual potentials and builds gradients that the
+    distance does not use; per small pair that wrapper costs more than the solve. This calls the solver with the
+    arrays ``emd2`` would pass it: float64 weights without zeros (``emd2`` would drop zero rows first), ``b``
+    rescaled by the same expression, a C-ordered float64 cost, the same iteration limit and one thread; a
+    solve that ends other than optimal warns as ``emd2`` does (``tests/test_vert.py`` checks the values bit for
+    bit against ``ot.emd2``). POT versions without ``emd_c`` use ``ot.emd2`` itself.
+    """
+    solver = _emd_solver()
+    if solver is None:
+        import ot
+
+        return float(ot.emd2(a, b, cost, check_marginals=False, center_dual=False))
+    emd_c, check_result = solver
+    b = b * a.sum(0) / b.sum(0, keepdims=True)
+    _, value, _, _, code = emd_c(a, b, cost, EMD_MAX_ITER, 1)
+    if code != EMD_OPTIMAL:
+        check_result(code)
+    return float(value)
+
+
+@functools.cache
+def _emd_solver() -> tuple[Callable[..., Any], Callable[[int], Any]] | None:
+    """POT's compiled network simplex and its result check, or None where this POT does not expose them."""
+    try:
+        from ot.lp.emd_wrap import check_result, emd_c
+    except ImportError:  # pragma: no cover - depends on the POT version
+        return None
+    return emd_c, check_result
 
 
 def word_movers_distance(a: PreparedText, b: PreparedText) -> float:
@@ -83,21 +147,53 @@ def word_movers_distance(a: PreparedText, b: PreparedText) -> float:
 
     Shortcuts that give the solver's own answer: the same bag of words is 0; a side with a single word moves
     all its mass to (or from) every word of the other side, so the distance is the weighted sum of the
-    distances.
+    distances. From :data:`SHARED_MASS_MIN_CELLS` cost cells on (long texts), the mass on shared words stays in
+    place first (:func:`shared_mass_distance`); smaller problems are solved whole, as ``ot.emd2`` would.
     """
     if a.empty or b.empty:
         return math.inf
     if a.same_bag(b):
         return 0.0
+    if a.metric_cost and b.metric_cost and len(a.words) * len(b.words) >= SHARED_MASS_MIN_CELLS:
+        reduced = shared_mass_distance(a, b)
+        if reduced is not None:
+            return reduced
     cost = a.ground_cost(b)
     if len(a.words) == 1:
         return float(cost[0] @ b.weights)
     if len(b.words) == 1:
         return float(a.weights @ cost[:, 0])
-    import ot
+    return transport_cost(a.weights, b.weights, cost)
 
-    # Both weightings sum to 1 by construction, and the dual potentials are not used: skip POT's checks.
-    return float(ot.emd2(a.weights, b.weights, cost, check_marginals=False, center_dual=False))
+
+def shared_mass_distance(a: PreparedText, b: PreparedText) -> float | None:
+    """The word mover's distance with the mass two texts put on the same word left in place (``docs/vert.md`` §2.1).
+
+    For a metric ground cost, an optimal plan keeps ``min(a_w, b_w)`` of every shared word ``w`` where it is, so
+    the distance is that of the two residual weightings (``a − min(a, b)`` and ``b − min(a, b)``, zeros dropped)
+    over the words that still carry mass: an exact reduction (the proof is in the docs), solved like the full
+    problem. The values agree with the full solve to float rounding (measured below 1e-15). None when the texts
+    share no word.
+    """
+    where = {word: j for j, word in enumerate(b.words)}
+    shared = [(i, where[word]) for i, word in enumerate(a.words) if word in where]
+    if not shared:
+        return None
+    rows, cols = np.array(shared, dtype=np.int64).T
+    left, right = a.weights.copy(), b.weights.copy()
+    common = np.minimum(left[rows], right[cols])
+    left[rows] -= common  # one of the two becomes exactly 0
+    right[cols] -= common
+    keep_a, keep_b = np.flatnonzero(left), np.flatnonzero(right)
+    if not len(keep_a) or not len(keep_b):
+        return 0.0  # equal weights on the same words: nothing moves
+    left, right = left[keep_a], right[keep_b]
+    cost = np.asarray(cdist(a.vectors[keep_a], b.vectors[keep_b]), dtype=np.float64)
+    if len(keep_a) == 1:
+        return float(cost[0] @ right)
+    if len(keep_b) == 1:
+        return float(left @ cost[:, 0])
+    return transport_cost(left, right, cost)
 
 
 def transport_plan(a: PreparedText, b: PreparedText) -> tuple[np.ndarray, np.ndarray, float]:
