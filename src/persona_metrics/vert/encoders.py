@@ -14,7 +14,6 @@ Models load once per process, on first use, without network access (WordLlama wi
 from __future__ import annotations
 
 import functools
-import itertools
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -40,8 +39,7 @@ ENCODE_CHUNK = 1024
 #: WordLlama configuration and dimension used.
 WORDLLAMA_CONFIG = "l2_supercat"
 WORDLLAMA_DIM = 256
-#: Texts per tokenizer call of the WordLlama encoder, and texts pooled at once (of similar token counts).
-WORDLLAMA_TOKENIZE = 4096
+#: Texts per WordLlama batch (the package's own batch size), formed here among texts of similar length.
 WORDLLAMA_BATCH = 64
 
 
@@ -83,48 +81,37 @@ def _wordllama_model() -> Any:
     )
 
 
-@functools.cache
-def _wordllama_tokenizer() -> Any:
-    """A copy of WordLlama's tokenizer without padding (the model's own copy pads every batch)."""
-    tokenizer = type(_wordllama_model().tokenizer).from_str(_wordllama_model().tokenizer.to_str())
-    tokenizer.no_padding()
-    tokenizer.no_truncation()
-    return tokenizer
-
-
 def wordllama_embed(texts: list[str]) -> np.ndarray:
     """WordLlama's ``embed(texts, norm=False)``, bit for bit, with less padding (``docs/vert.md`` §9).
 
     The package pads each batch of 64 texts, in the order given, to its longest text and takes the masked
-    token sum (token after token, so padded zeros change nothing) over the count. Here all texts are tokenized
-    once, then batched by token count (shortest first), so a batch pads to a length close to each of its texts;
-    each text's row is the same float32 expression, and a text without a token gets a zero row, as there.
+    token sum (token after token, so padded zeros change nothing) over the token count. Here the batches of 64
+    are formed in order of text length, so a batch pads to a length close to each of its texts; each text's row
+    is the package's own expression (a text without a token gets a zero row, as there).
     """
-    model, tokenizer = _wordllama_model(), _wordllama_tokenizer()
-    table = model.embedding
+    model = _wordllama_model()
+    table, tokenizer = model.embedding, model.tokenizer
     encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)  # the same ids, without offsets
     out = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
-    for start in range(0, len(texts), WORDLLAMA_TOKENIZE):
-        ids = [e.ids for e in encode(texts[start : start + WORDLLAMA_TOKENIZE], add_special_tokens=False)]
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        for first in range(0, len(order), WORDLLAMA_BATCH):
-            batch = order[first : first + WORDLLAMA_BATCH]
-            lengths = np.array([len(ids[i]) for i in batch], dtype=np.int64)
-            width = int(lengths[-1])
-            if width == 0:
-                continue
-            mask = (np.arange(width)[None, :] < lengths[:, None]).astype(np.float32)
-            padded = np.zeros((len(batch), width), dtype=np.int32)
-            padded[mask > 0] = np.fromiter(itertools.chain.from_iterable(ids[i] for i in batch), dtype=np.int32)
-            np.clip(padded, 0, table.shape[0] - 1, out=padded)
-            count = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
-            pooled = np.sum(table[padded] * mask[..., np.newaxis], axis=1, dtype=np.float32) / count
-            out[start + np.asarray(batch, dtype=np.int64)] = pooled
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    for first in range(0, len(order), WORDLLAMA_BATCH):
+        batch = order[first : first + WORDLLAMA_BATCH]
+        encodings = encode([texts[i] for i in batch], add_special_tokens=False)
+        ids = np.array([e.ids for e in encodings], dtype=np.int32)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
+        if ids.size == 0:
+            continue
+        np.clip(ids, 0, table.shape[0] - 1, out=ids)
+        count = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
+        out[batch] = np.sum(table[ids] * mask[..., np.newaxis], axis=1, dtype=np.float32) / count
     return out
 
 
 class WordLlamaEncoder:
     """WordLlama ``l2_supercat_256``: mean of the token embeddings (the package's own pooling)."""
+
+    #: A text's embedding does not depend on the other texts encoded with it (VERT may embed in chunks).
+    batch_invariant = True
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """float32 embeddings of ``texts``: the package's ``embed`` (:func:`wordllama_embed`)."""

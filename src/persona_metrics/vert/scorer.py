@@ -257,10 +257,10 @@ class VertScorer:
     def score(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> VertResult:
         """VERT of each prediction against its reference (the best one, if it has several).
 
-        Each unique text is embedded once (one encoder call for all of them); each unique pair of texts gets
-        one cosine and one WMD solve, whichever side it appears on. The pairs are solved
-        :data:`PAIR_CHUNK` at a time, each chunk preparing its own texts, so that nothing per pair but the
-        three result values is held for the whole call (``docs/vert.md`` §9).
+        Each unique pair of texts gets one cosine and one WMD solve, whichever side it appears on. The pairs
+        are solved :data:`PAIR_CHUNK` at a time, each chunk preparing (and, with WordLlama, embedding) its own
+        texts, so that nothing per pair or per text but the result values is held for the whole call
+        (``docs/vert.md`` §9).
 
         Args:
             predictions: generated texts; an empty one scores sim 0, WMD = cap (``docs/vert.md`` §6).
@@ -273,14 +273,13 @@ class VertScorer:
         refs = check_vert_inputs(predictions, references)
         texts = sorted(set(predictions).union(*refs))  # sorted: the encoder sees the same batches in any order
         position = {text: k for k, text in enumerate(texts)}
-        embeddings = embed_texts(self.encoder, texts)
         counts = np.fromiter((len(r) for r in refs), dtype=np.int64, count=len(refs))
         first = np.repeat(np.fromiter((position[p] for p in predictions), dtype=np.int64, count=len(refs)), counts)
         second = np.fromiter((position[r] for item in refs for r in item), dtype=np.int64, count=int(counts.sum()))
         codes = np.minimum(first, second) * len(texts) + np.maximum(first, second)
         unique, slot = np.unique(codes, return_inverse=True)  # per (item, reference): its unique pair
         left, right = np.divmod(unique, len(texts))
-        sims, raw = self._pair_values(texts, embeddings, left, right)
+        sims, raw = self._pair_values(texts, left, right)
         wmds = np.asarray(capped_wmd(raw, self.max_wmd))
         verts = np.asarray(vert_score(sims, wmds, self.alpha, self.max_wmd))
         best = best_reference(verts[slot], counts)
@@ -295,21 +294,36 @@ class VertScorer:
             return prepare_meaning_text
         return prepare_text if full else prepare_bag
 
-    def _pair_values(
-        self, texts: list[str], embeddings: np.ndarray, left: np.ndarray, right: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Cosine and raw WMD of each unique pair ``(texts[left[k]], texts[right[k]])``, a chunk at a time."""
+    def _pair_values(self, texts: list[str], left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Cosine and raw WMD of each unique pair ``(texts[left[k]], texts[right[k]])``, a chunk at a time.
+
+        The pairs go in order of their more used text (a reference shared by many predictions), so a chunk
+        prepares each such text once. An encoder whose embedding of a text does not depend on the other texts
+        of its batch (``batch_invariant``, WordLlama) embeds each chunk's texts with the chunk; any other
+        encoder embeds every text in one call first, as it always did (its batches, and so its rounding, stay
+        those of the sorted texts).
+        """
         sims = np.empty(len(left), dtype=np.float64)
         raw = np.empty(len(left), dtype=np.float64)
         prepare = self._prepare_function(full=False)
+        streamed = bool(getattr(self.encoder, "batch_invariant", False))
+        embeddings = None if streamed else embed_texts(self.encoder, texts)
+        uses = np.bincount(np.concatenate([left, right]), minlength=len(texts))
+        hub = np.where(uses[left] >= uses[right], left, right)
+        order = np.lexsort((left + right - hub, hub))
         with progress_bar(desc="vert: word mover's distance", total=len(left), unit="pair") as bar:
-            for start in range(0, len(left), PAIR_CHUNK):
-                a, b = left[start : start + PAIR_CHUNK], right[start : start + PAIR_CHUNK]
-                sims[start : start + len(a)] = cosine_rows(embeddings[a], embeddings[b])
-                prepared = {k: prepare(texts[k], self.vectors) for k in np.union1d(a, b).tolist()}
-                for k, (i, j) in enumerate(zip(a.tolist(), b.tolist(), strict=True), start):
-                    raw[k] = word_movers_distance(prepared[i], prepared[j])
-                bar.update(len(a))
+            for start in range(0, len(order), PAIR_CHUNK):
+                chunk = order[start : start + PAIR_CHUNK]
+                a, b = left[chunk], right[chunk]
+                needed = np.union1d(a, b)
+                if embeddings is None:
+                    vectors = embed_texts(self.encoder, [texts[k] for k in needed.tolist()])
+                    sims[chunk] = cosine_rows(vectors[np.searchsorted(needed, a)], vectors[np.searchsorted(needed, b)])
+                else:
+                    sims[chunk] = cosine_rows(embeddings[a], embeddings[b])
+                prepared = {k: prepare(texts[k], self.vectors) for k in needed.tolist()}
+                raw[chunk] = [word_movers_distance(prepared[i], prepared[j]) for i, j in zip(a.tolist(), b.tolist())]
+                bar.update(len(chunk))
         sims[left == right] = 1.0  # a text against itself (never empty: references are not): exactly 1
         if self.clip_negative_sim:
             sims = np.maximum(sims, 0.0)

