@@ -41,6 +41,8 @@ WORDLLAMA_CONFIG = "l2_supercat"
 WORDLLAMA_DIM = 256
 #: Texts per WordLlama batch (the package's own batch size), formed here among texts of similar length.
 WORDLLAMA_BATCH = 64
+#: Texts per call of WordLlama's tokenizer (each call has a fixed cost; padded to the group's longest text).
+WORDLLAMA_TOKENIZE = 1024
 
 
 @runtime_checkable
@@ -85,25 +87,31 @@ def wordllama_embed(texts: list[str]) -> np.ndarray:
     """WordLlama's ``embed(texts, norm=False)``, bit for bit, with less padding (``docs/vert.md`` §9).
 
     The package pads each batch of 64 texts, in the order given, to its longest text and takes the masked
-    token sum (token after token, so padded zeros change nothing) over the token count. Here the batches of 64
-    are formed in order of text length, so a batch pads to a length close to each of its texts; each text's row
-    is the package's own expression (a text without a token gets a zero row, as there).
+    token sum (token after token, so padded zeros change nothing) over the token count. Here the texts are
+    taken in order of length, tokenized :data:`WORDLLAMA_TOKENIZE` at a time, and pooled 64 at a time with the
+    padding cut to the batch's own longest text; each text's row is the package's own expression (a text
+    without a token gets a zero row, as there).
     """
     model = _wordllama_model()
     table, tokenizer = model.embedding, model.tokenizer
     encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)  # the same ids, without offsets
     out = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    for first in range(0, len(order), WORDLLAMA_BATCH):
-        batch = order[first : first + WORDLLAMA_BATCH]
-        encodings = encode([texts[i] for i in batch], add_special_tokens=False)
-        ids = np.array([e.ids for e in encodings], dtype=np.int32)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
-        if ids.size == 0:
-            continue
-        np.clip(ids, 0, table.shape[0] - 1, out=ids)
-        count = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
-        out[batch] = np.sum(table[ids] * mask[..., np.newaxis], axis=1, dtype=np.float32) / count
+    for group in range(0, len(order), WORDLLAMA_TOKENIZE):  # one tokenizer call per group: less overhead
+        chosen = order[group : group + WORDLLAMA_TOKENIZE]
+        encodings = encode([texts[i] for i in chosen], add_special_tokens=False)
+        for first in range(0, len(chosen), WORDLLAMA_BATCH):
+            batch = encodings[first : first + WORDLLAMA_BATCH]
+            mask = np.array([e.attention_mask for e in batch], dtype=np.float32)
+            width = int(np.max(np.flatnonzero(mask.any(axis=0)), initial=-1)) + 1  # the batch's own longest
+            if width == 0:
+                continue
+            ids = np.array([e.ids[:width] for e in batch], dtype=np.int32)
+            mask = mask[:, :width]
+            np.clip(ids, 0, table.shape[0] - 1, out=ids)
+            count = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
+            pooled = np.sum(table[ids] * mask[..., np.newaxis], axis=1, dtype=np.float32) / count
+            out[chosen[first : first + WORDLLAMA_BATCH]] = pooled
     return out
 
 

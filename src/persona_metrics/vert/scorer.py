@@ -37,7 +37,7 @@ from persona_metrics.vert.stopwords import STOPWORDS_NAME
 from persona_metrics.vert.vectors import GLOVE_6B_50D, WordVectors, load_word_vectors
 from persona_metrics.vert.wmd import (
     PreparedText,
-    prepare_bag,
+    prepare_bags,
     prepare_text,
     transport_plan,
     word_movers_distance,
@@ -288,11 +288,15 @@ class VertScorer:
         prepare = functools.partial(self._prepare_function(), vectors=self.vectors)
         return VertResult(verts[picked], sims[picked], wmds[picked], best, self.max_wmd, self.config, pairs, prepare)
 
-    def _prepare_function(self, full: bool = True) -> Callable[..., PreparedText]:
-        """How a text is prepared: in full (an alignment names the dropped tokens) or for the distance only."""
+    def _prepare_function(self) -> Callable[..., PreparedText]:
+        """How an alignment prepares a text: in full (it names the dropped tokens)."""
+        return prepare_meaning_text if self.meaning_sensitive else prepare_text
+
+    def _prepare_many(self) -> Callable[[list[str], WordVectors], list[PreparedText]]:
+        """How the scorer prepares a chunk's texts: for the distance only."""
         if self.meaning_sensitive:
-            return prepare_meaning_text
-        return prepare_text if full else prepare_bag
+            return lambda texts, vectors: [prepare_meaning_text(text, vectors) for text in texts]
+        return prepare_bags
 
     def _pair_values(self, texts: list[str], left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Cosine and raw WMD of each unique pair ``(texts[left[k]], texts[right[k]])``, a chunk at a time.
@@ -305,7 +309,7 @@ class VertScorer:
         """
         sims = np.empty(len(left), dtype=np.float64)
         raw = np.empty(len(left), dtype=np.float64)
-        prepare = self._prepare_function(full=False)
+        prepare = self._prepare_many()
         streamed = bool(getattr(self.encoder, "batch_invariant", False))
         embeddings = None if streamed else embed_texts(self.encoder, texts)
         uses = np.bincount(np.concatenate([left, right]), minlength=len(texts))
@@ -321,7 +325,8 @@ class VertScorer:
                     sims[chunk] = cosine_rows(vectors[np.searchsorted(needed, a)], vectors[np.searchsorted(needed, b)])
                 else:
                     sims[chunk] = cosine_rows(embeddings[a], embeddings[b])
-                prepared = {k: prepare(texts[k], self.vectors) for k in needed.tolist()}
+                keys = needed.tolist()
+                prepared = dict(zip(keys, prepare([texts[k] for k in keys], self.vectors), strict=True))
                 raw[chunk] = [word_movers_distance(prepared[i], prepared[j]) for i, j in zip(a.tolist(), b.tolist())]
                 bar.update(len(chunk))
         sims[left == right] = 1.0  # a text against itself (never empty: references are not): exactly 1

@@ -70,8 +70,7 @@ class WordVectors:
 
     def vectors(self, words: list[str] | tuple[str, ...]) -> np.ndarray:
         """The float64 vectors of in-vocabulary ``words``, ``(len(words), dim)``."""
-        index = self.index
-        rows = np.fromiter((index[w] for w in words), dtype=np.int64, count=len(words))
+        rows = np.fromiter(map(self.index.__getitem__, words), dtype=np.int64, count=len(words))
         return self._rows[rows].astype(np.float64).reshape(len(words), self.dim)
 
     def signature(self) -> Signature:
