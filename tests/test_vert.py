@@ -276,14 +276,20 @@ def test_shared_word_mass_reduction_equals_the_full_solve(keyed_vectors) -> None
 
 
 def test_wordllama_pooling_gives_the_packages_bits() -> None:
-    """WORDLLAMA: ``embed(texts)`` and ``embed([text])`` of the package, bit for bit, on texts of every length
-    (a whitespace-only and a token-less text included)."""
-    from persona_metrics.vert.encoders import _wordllama_model, wordllama_embed
+    """WORDLLAMA: the tokenizer's ids, and ``embed(texts)`` and ``embed([text])`` of the package, bit for bit, on
+    texts of every length (whitespace-only, token-less, added tokens, runs of spaces, tabs, ``▁``, non-Latin)."""
+    from persona_metrics.vert.encoders import PieceTokenizer, _wordllama_model, wordllama_embed
 
     rng = random.Random(7)
     texts = [EX1, EX2, TARGET, "", "   ", "\u200b", "a", *(_long_text(rng, n) for n in (5, 60, 1200))]
     texts += [" ".join(rng.sample(TARGET.split(), k)) for k in range(1, 9) for _ in range(12)]
+    texts += ["a ", " a", "a  b", "\tx\ny ", "\u2581a", "a\u2581 b", "x<s>y", "a<s> b", "</s>", "<unk> z"]
+    texts += ["émoji 😀 ok", "日本語 テキスト", "a\u00a0b", "  two leading", "mixed\t tabs \n newlines  "]
     model = _wordllama_model()
+    pieces = PieceTokenizer(model.tokenizer)
+    assert pieces.exact
+    for text, ids in zip(texts, pieces.ids(texts), strict=True):
+        assert ids == model.tokenizer.encode(text, add_special_tokens=False).ids, text
     ours = wordllama_embed(texts)
     assert np.array_equal(ours, model.embed(texts, norm=False))
     for text, row in zip(texts, ours, strict=True):
