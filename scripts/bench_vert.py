@@ -192,7 +192,7 @@ def run_memory(n: int, check: int, torch_backend: bool) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main(argv: list[str] | None = None) -> int:  # noqa: C901 - one table, three sizes
+def main(argv: list[str] | None = None) -> int:
     """Print the table; write ``--rows``; exit 1 when a value check fails."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", "--num-pairs", type=int, default=10_000)
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 - one table, three
     seed_approach(["a warm-up pair of words"], ["the warm-up reference words"], kv, model)
     peer = "seed approach: per pair gensim wmdistance(norm=False) + WordLlama embed per text"
     rows, lines = [], []
-    load = "load average %.2f %.2f %.2f" % os.getloadavg()
+    load = "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
     predictions, references = make_pairs(args.num_pairs)
     library, loop, (ours, theirs) = side_by_side(predictions, references, kv, model)
@@ -262,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 - one table, three
         "|---|---|---|---|---|---|",
         *lines,
         "",
-        f"tolerance {TOLERANCE:g}; end: load average %.2f %.2f %.2f" % os.getloadavg(),
+        f"tolerance {TOLERANCE:g}; end: load average " + "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg()),
     ]
     sys.stdout.write("\n".join(out) + "\n")
     if args.rows:

@@ -43,6 +43,8 @@ WORDLLAMA_CONFIG = "l2_supercat"
 WORDLLAMA_DIM = 256
 #: Texts per WordLlama batch (the package's own batch size), formed here among texts of similar length.
 WORDLLAMA_BATCH = 64
+#: Most padded tokens pooled at once (``(texts, tokens, 256)`` float32: 16 MB), so that long texts stay small.
+WORDLLAMA_TOKENS = 16_384
 
 
 @runtime_checkable
@@ -151,22 +153,39 @@ def _piece_form(tokenizer: Any) -> tuple[bool, tuple[str, ...]]:
     return exact, tuple(token.content for token in tokenizer.get_added_tokens_decoder().values())
 
 
+def _pool_batches(lengths: list[int], order: list[int]) -> list[list[int]]:
+    """``order`` (ascending ``lengths``) cut into batches of at most :data:`WORDLLAMA_BATCH` texts.
+
+    A batch holds at most :data:`WORDLLAMA_TOKENS` padded tokens, and at least one text.
+    """
+    batches: list[list[int]] = []
+    start = 0
+    while start < len(order):
+        end = start + 1
+        while end < len(order) and end - start < WORDLLAMA_BATCH:
+            if (end - start + 1) * lengths[end] > WORDLLAMA_TOKENS:
+                break
+            end += 1
+        batches.append(order[start:end])
+        start = end
+    return batches
+
+
 def wordllama_embed(texts: list[str]) -> np.ndarray:
     """WordLlama's ``embed(texts, norm=False)``, bit for bit, with less padding (``docs/vert.md`` §9).
 
     The package pads each batch of 64 texts, in the order given, to its longest text and takes the masked
     token sum (token after token, so padded zeros change nothing) over the token count. Here the token ids come
-    from :class:`PieceTokenizer`, the texts are taken in order of token count and pooled 64 at a time, each
-    batch padded to its own longest text; each text's row is the package's own expression (a text without a
-    token gets a zero row, as there).
+    from :class:`PieceTokenizer`, the texts are taken in order of token count and pooled 64 at a time (fewer for
+    long texts: at most :data:`WORDLLAMA_TOKENS` padded tokens), each batch padded to its own longest text; each
+    text's row is the package's own expression (a text without a token gets a zero row, as there).
     """
     model = _wordllama_model()
     table = model.embedding
     tokens = PieceTokenizer(model.tokenizer).ids(list(texts))
     out = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
     order = sorted(range(len(texts)), key=lambda i: len(tokens[i]))
-    for first in range(0, len(order), WORDLLAMA_BATCH):
-        batch = order[first : first + WORDLLAMA_BATCH]
+    for batch in _pool_batches([len(tokens[i]) for i in order], order):
         lengths = np.array([len(tokens[i]) for i in batch], dtype=np.int64)
         width = int(lengths[-1])
         if width == 0:

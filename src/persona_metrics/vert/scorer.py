@@ -327,7 +327,8 @@ class VertScorer:
                     sims[chunk] = cosine_rows(embeddings[a], embeddings[b])
                 keys = needed.tolist()
                 prepared = dict(zip(keys, prepare([texts[k] for k in keys], self.vectors), strict=True))
-                raw[chunk] = [word_movers_distance(prepared[i], prepared[j]) for i, j in zip(a.tolist(), b.tolist())]
+                pairs = zip(a.tolist(), b.tolist(), strict=True)
+                raw[chunk] = [word_movers_distance(prepared[i], prepared[j]) for i, j in pairs]
                 bar.update(len(chunk))
         sims[left == right] = 1.0  # a text against itself (never empty: references are not): exactly 1
         if self.clip_negative_sim:
