@@ -43,8 +43,8 @@ WORDLLAMA_CONFIG = "l2_supercat"
 WORDLLAMA_DIM = 256
 #: Texts per WordLlama batch (the package's own batch size), formed here among texts of similar length.
 WORDLLAMA_BATCH = 64
-#: Most padded tokens pooled at once (``(texts, tokens, 256)`` float32: 16 MB), so that long texts stay small.
-WORDLLAMA_TOKENS = 16_384
+#: Most padded tokens pooled at once (``(texts, tokens, 256)`` float32: 4 MB), so that long texts stay small.
+WORDLLAMA_TOKENS = 4_096
 
 
 @runtime_checkable

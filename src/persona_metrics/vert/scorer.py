@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -44,7 +44,7 @@ from persona_metrics.vert.wmd import (
 )
 
 #: Unique pairs prepared and solved at once: bounds what the WMD holds per call (``docs/vert.md`` §9).
-PAIR_CHUNK = 2048
+PAIR_CHUNK = 1024
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,28 @@ class WordAlignment:
         }
 
 
+@dataclass(frozen=True)
+class TextPairs(Sequence[tuple[str, str]]):
+    """Each item's ``(prediction, chosen reference)``, held as two lists (a tuple per item costs 64 bytes more)."""
+
+    predictions: list[str]
+    references: list[str]
+
+    def __len__(self) -> int:
+        return len(self.predictions)
+
+    @overload
+    def __getitem__(self, item: int) -> tuple[str, str]: ...
+
+    @overload
+    def __getitem__(self, item: slice) -> list[tuple[str, str]]: ...
+
+    def __getitem__(self, item: int | slice) -> tuple[str, str] | list[tuple[str, str]]:
+        if isinstance(item, slice):
+            return list(zip(self.predictions[item], self.references[item], strict=True))
+        return self.predictions[item], self.references[item]
+
+
 @dataclass(frozen=True, eq=False)
 class VertResult:
     """Per-pair VERT and its two sub-scores, and how they were made.
@@ -118,7 +140,7 @@ class VertResult:
     reference_index: np.ndarray
     max_wmd: float
     config: Signature
-    _pairs: tuple[tuple[str, str], ...] = field(repr=False)
+    _pairs: Sequence[tuple[str, str]] = field(repr=False)
     _prepare: Callable[[str], PreparedText] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
@@ -284,7 +306,7 @@ class VertScorer:
         verts = np.asarray(vert_score(sims, wmds, self.alpha, self.max_wmd))
         best = best_reference(verts[slot], counts)
         picked = slot[np.cumsum(counts) - counts + best]
-        pairs = tuple((p, r[k]) for p, r, k in zip(predictions, refs, best.tolist(), strict=True))
+        pairs = TextPairs(list(predictions), [r[k] for r, k in zip(refs, best.tolist(), strict=True)])
         prepare = functools.partial(self._prepare_function(), vectors=self.vectors)
         return VertResult(verts[picked], sims[picked], wmds[picked], best, self.max_wmd, self.config, pairs, prepare)
 
