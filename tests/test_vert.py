@@ -235,8 +235,9 @@ def test_solver_without_the_wrapper_gives_emd2s_bits() -> None:
     """POT: ``ot.emd2(a, b, M, check_marginals=False, center_dual=False)`` called directly, bit for bit, on
     random problems whose weights sum to 1 only up to rounding (the wrapper rescales b; so must the fast path)."""
     import ot
+    from scipy.spatial.distance import cdist
 
-    from persona_metrics.vert.wmd import transport_cost
+    from persona_metrics.vert.wmd import euclidean, transport_cost
 
     rng = np.random.default_rng(25)
     for _ in range(200):
@@ -246,6 +247,8 @@ def test_solver_without_the_wrapper_gives_emd2s_bits() -> None:
         a, b = a / a.sum(), b / b.sum()
         cost = np.asarray(rng.random((n, m)) * 5, dtype=np.float64)
         assert transport_cost(a, b, cost) == float(ot.emd2(a, b, cost, check_marginals=False, center_dual=False))
+        x, y = rng.standard_normal((n, 50)), rng.standard_normal((m, 50))
+        assert np.array_equal(euclidean(x, y), cdist(x, y))  # SCIPY: the public function
 
 
 def test_shared_word_mass_reduction_equals_the_full_solve(keyed_vectors) -> None:

@@ -74,7 +74,12 @@ class PreparedText:
 
     def ground_cost(self, other: PreparedText) -> np.ndarray:
         """Cost of moving each of ``words`` to each of ``other.words``: the Euclidean distance of the raw vectors."""
-        return np.asarray(cdist(self.vectors, other.vectors), dtype=np.float64)
+        return euclidean(self.vectors, other.vectors)
+
+    @functools.cached_property
+    def totals(self) -> tuple[np.floating, np.ndarray]:
+        """``weights.sum(0)`` and ``weights.sum(0, keepdims=True)``: the sums ``ot.emd2`` takes, once per text."""
+        return self.weights.sum(0), self.weights.sum(0, keepdims=True)
 
 
 def prepare_text(
@@ -120,7 +125,29 @@ def prepare_bags(
     return out
 
 
-def transport_cost(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> float:
+def euclidean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``scipy.spatial.distance.cdist(a, b)`` of two float64 C-ordered arrays, by the function it calls.
+
+    The public wrapper checks and dispatches for 7 µs per pair; ``tests/test_vert.py`` checks the bits.
+    """
+    function = _cdist_euclidean()
+    if function is None:  # pragma: no cover - depends on the SciPy version
+        return np.asarray(cdist(a, b), dtype=np.float64)
+    return np.asarray(function(a, b), dtype=np.float64)
+
+
+@functools.cache
+def _cdist_euclidean() -> Callable[..., Any] | None:
+    try:
+        from scipy.spatial._distance_pybind import cdist_euclidean
+    except ImportError:  # pragma: no cover - depends on the SciPy version
+        return None
+    return cdist_euclidean
+
+
+def transport_cost(
+    a: np.ndarray, b: np.ndarray, cost: np.ndarray, totals: tuple[Any, np.ndarray] | None = None
+) -> float:
     """``ot.emd2(a, b, cost, check_marginals=False, center_dual=False)``: the same solver, the same value.
 
     POT's ``emd2`` converts and checks its arguments, picks a backend, rescales ``b`` to the mass of ``a``, calls
@@ -129,7 +156,8 @@ def transport_cost(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> float:
     arrays ``emd2`` would pass it: float64 weights without zeros (``emd2`` would drop zero rows first), ``b``
     rescaled by the same expression, a C-ordered float64 cost, the same iteration limit and one thread; a
     solve that ends other than optimal warns as ``emd2`` does (``tests/test_vert.py`` checks the values bit for
-    bit against ``ot.emd2``). POT versions without ``emd_c`` use ``ot.emd2`` itself.
+    bit against ``ot.emd2``). POT versions without ``emd_c`` use ``ot.emd2`` itself. ``totals``: ``a.sum(0)`` and
+    ``b.sum(0, keepdims=True)`` when the caller has them (the same numbers).
     """
     solver = _emd_solver()
     if solver is None:
@@ -137,7 +165,8 @@ def transport_cost(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> float:
 
         return float(ot.emd2(a, b, cost, check_marginals=False, center_dual=False))
     emd_c, check_result = solver
-    b = b * a.sum(0) / b.sum(0, keepdims=True)
+    a_total, b_total = totals if totals is not None else (a.sum(0), b.sum(0, keepdims=True))
+    b = b * a_total / b_total
     _, value, _, _, code = emd_c(a, b, cost, EMD_MAX_ITER, 1)
     if code != EMD_OPTIMAL:
         check_result(code)
@@ -175,7 +204,7 @@ def word_movers_distance(a: PreparedText, b: PreparedText) -> float:
         return float(cost[0] @ b.weights)
     if len(b.words) == 1:
         return float(a.weights @ cost[:, 0])
-    return transport_cost(a.weights, b.weights, cost)
+    return transport_cost(a.weights, b.weights, cost, (a.totals[0], b.totals[1]))
 
 
 def shared_mass_distance(a: PreparedText, b: PreparedText) -> float | None:
@@ -200,7 +229,7 @@ def shared_mass_distance(a: PreparedText, b: PreparedText) -> float | None:
     if not len(keep_a) or not len(keep_b):
         return 0.0  # equal weights on the same words: nothing moves
     left, right = left[keep_a], right[keep_b]
-    cost = np.asarray(cdist(a.vectors[keep_a], b.vectors[keep_b]), dtype=np.float64)
+    cost = euclidean(a.vectors[keep_a], b.vectors[keep_b])
     if len(keep_a) == 1:
         return float(cost[0] @ right)
     if len(keep_b) == 1:
