@@ -197,19 +197,19 @@ class VertResult:
         return out
 
 
-def check_vert_inputs(predictions: object, references: object) -> list[list[str]]:
-    """Validate the inputs; return the references as one list per prediction.
+def check_vert_inputs(predictions: object, references: object) -> tuple[list[str], list[list[str]]]:
+    """Validate the inputs; return the predictions and the references as one list per prediction.
 
     Raises:
         TypeError: a non-list field or a non-string item (field and index named).
         ValueError: no items, different lengths, an empty reference (field and index named). Empty
             predictions are allowed (their VERT is documented: ``docs/vert.md`` §6).
     """
-    n = len(check_texts(allow_empty=("predictions",), predictions=predictions)["predictions"])
+    texts = check_texts(allow_empty=("predictions",), predictions=predictions)["predictions"]
     refs = check_reference_lists(references)
-    if len(refs) != n:
-        raise ValueError(f"references has {len(refs)} items but predictions has {n}; they must align")
-    return refs
+    if len(refs) != len(texts):
+        raise ValueError(f"references has {len(refs)} items but predictions has {len(texts)}; they must align")
+    return texts, refs
 
 
 class VertScorer:
@@ -291,8 +291,7 @@ class VertScorer:
         Raises:
             TypeError, ValueError: bad inputs (field and index named).
         """
-        predictions = check_texts(allow_empty=("predictions",), predictions=predictions)["predictions"]
-        refs = check_vert_inputs(predictions, references)
+        predictions, refs = check_vert_inputs(predictions, references)
         texts = sorted(set(predictions).union(*refs))  # sorted: the encoder sees the same batches in any order
         position = {text: k for k, text in enumerate(texts)}
         counts = np.fromiter((len(r) for r in refs), dtype=np.int64, count=len(refs))

@@ -17,6 +17,7 @@ distance, as in gensim; VERT then caps it.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
@@ -115,14 +116,20 @@ def prepare_bags(
     for count in counts:
         for word in count:
             local.setdefault(word, len(local))
-    block = vectors.vectors(list(local))
-    out = []
-    for words_kept, count in zip(kept, counts, strict=True):
-        words = tuple(count)
-        rows = np.fromiter(map(local.__getitem__, words), dtype=np.int64, count=len(words))
-        weights = np.fromiter(count.values(), dtype=np.float64, count=len(words)) / max(len(words_kept), 1)
-        out.append(PreparedText((), tuple(words_kept), words, weights, block[rows]))
-    return out
+    sizes = np.fromiter(map(len, counts), dtype=np.int64, count=len(counts))
+    total = int(sizes.sum())
+    # every text's rows, end to end: one gather, one division (count / kept tokens, as Python's float division)
+    rows = np.fromiter(map(local.__getitem__, itertools.chain.from_iterable(counts)), dtype=np.int64, count=total)
+    block = vectors.vectors(list(local))[rows]
+    tallies = np.fromiter(itertools.chain.from_iterable(c.values() for c in counts), dtype=np.float64, count=total)
+    lengths = np.fromiter((max(len(k), 1) for k in kept), dtype=np.float64, count=len(kept))
+    weights = tallies / np.repeat(lengths, sizes)
+    ends = np.cumsum(sizes).tolist()
+    starts = [0, *ends[:-1]]
+    return [
+        PreparedText((), tuple(words_kept), tuple(count), weights[start:end], block[start:end])
+        for words_kept, count, start, end in zip(kept, counts, starts, ends, strict=True)
+    ]
 
 
 def euclidean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
