@@ -221,6 +221,104 @@ def test_transport_plan_explains_the_distance(seed) -> None:
     assert as_dict["dropped"]["prediction"]["stopwords"] == ["of"]
 
 
+# --- the fast paths (docs/vert.md §9): the same values as the reference libraries, called side by side -----
+def _long_text(rng: random.Random, words: int) -> str:
+    sentences = [EX1, EX2, EX3, TARGET, UNRELATED, *README_REFERENCES]
+    vocabulary = list(glove_6b_50d().index)[200:3000]
+    out: list[str] = []
+    while len(out) < words:
+        out += rng.choice(sentences).split() if rng.random() < 0.5 else rng.sample(vocabulary, 12)
+    return " ".join(out)
+
+
+def test_solver_without_the_wrapper_gives_emd2s_bits() -> None:
+    """POT: ``ot.emd2(a, b, M, check_marginals=False, center_dual=False)`` called directly, bit for bit, on
+    random problems whose weights sum to 1 only up to rounding (the wrapper rescales b; so must the fast path)."""
+    import ot
+    from scipy.spatial.distance import cdist
+
+    from persona_metrics.vert.wmd import euclidean, transport_cost
+
+    rng = np.random.default_rng(25)
+    for _ in range(200):
+        n, m = rng.integers(2, 40, size=2)
+        a = rng.integers(1, 9, size=n).astype(np.float64)
+        b = rng.integers(1, 9, size=m).astype(np.float64)
+        a, b = a / a.sum(), b / b.sum()
+        cost = np.asarray(rng.random((n, m)) * 5, dtype=np.float64)
+        assert transport_cost(a, b, cost) == float(ot.emd2(a, b, cost, check_marginals=False, center_dual=False))
+        x, y = rng.standard_normal((n, 50)), rng.standard_normal((m, 50))
+        assert np.array_equal(euclidean(x, y), cdist(x, y))  # SCIPY: the public function
+
+
+def test_shared_word_mass_reduction_equals_the_full_solve(keyed_vectors) -> None:
+    """POT and GENSIM: leaving the mass on shared words in place (docs/vert.md §2.1) gives the full problem's
+    value to 1e-12 (``ot.emd2`` on the whole problem) and gensim's to 1e-9, on long seeded text pairs."""
+    import ot
+
+    from persona_metrics.vert.wmd import SHARED_MASS_MIN_CELLS, shared_mass_distance
+
+    rng = random.Random(25)
+    vectors = glove_6b_50d()
+    vocabulary = list(vectors.index)[200:20000]
+    for words in (60, 150, 400):
+        for _ in range(4):
+            text = _long_text(rng, words)
+            other = [w if rng.random() < 0.6 else rng.choice(vocabulary) for w in text.split()]
+            a, b = prepare_text(text, vectors), prepare_text(" ".join(other) + _long_text(rng, words // 4), vectors)
+            assert len(a.words) * len(b.words) >= SHARED_MASS_MIN_CELLS  # the scorer takes the reduction here
+            reduced = shared_mass_distance(a, b)
+            full = float(ot.emd2(a.weights, b.weights, a.ground_cost(b)))
+            assert reduced is not None
+            assert reduced == pytest.approx(full, abs=1e-12)
+            assert word_movers_distance(a, b) == reduced
+            expected = keyed_vectors.wmdistance(list(a.kept), list(b.kept), norm=False)
+            assert reduced == pytest.approx(expected, abs=1e-9)
+    no_shared = shared_mass_distance(prepare_text("astronauts station", vectors), prepare_text("oil prices", vectors))
+    assert no_shared is None
+
+
+def test_wordllama_pooling_gives_the_packages_bits() -> None:
+    """WORDLLAMA: the tokenizer's ids, and ``embed(texts)`` and ``embed([text])`` of the package, bit for bit, on
+    texts of every length (whitespace-only, token-less, added tokens, runs of spaces, tabs, ``▁``, non-Latin)."""
+    from persona_metrics.vert.encoders import PieceTokenizer, _wordllama_model, wordllama_embed
+
+    rng = random.Random(7)
+    texts = [EX1, EX2, TARGET, "", "   ", "\u200b", "a", *(_long_text(rng, n) for n in (5, 60, 1200))]
+    texts += [" ".join(rng.sample(TARGET.split(), k)) for k in range(1, 9) for _ in range(12)]
+    texts += ["a ", " a", "a  b", "\tx\ny ", "\u2581a", "a\u2581 b", "x<s>y", "a<s> b", "</s>", "<unk> z"]
+    texts += ["émoji 😀 ok", "日本語 テキスト", "a\u00a0b", "  two leading", "mixed\t tabs \n newlines  "]
+    model = _wordllama_model()
+    pieces = PieceTokenizer(model.tokenizer)
+    assert pieces.exact
+    for text, ids in zip(texts, pieces.ids(texts), strict=True):
+        assert ids == model.tokenizer.encode(text, add_special_tokens=False).ids, text
+    ours = wordllama_embed(texts)
+    assert np.array_equal(ours, model.embed(texts, norm=False))
+    for text, row in zip(texts, ours, strict=True):
+        assert np.array_equal(row, model.embed([text], norm=False)[0])
+
+
+def test_chunked_scoring_gives_the_same_bits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scoring in chunks of 3 pairs (texts embedded and prepared per chunk) equals one chunk, bit for bit,
+    with repeated texts, an empty prediction and several references per item."""
+    import persona_metrics.vert.scorer as scorer_module
+
+    rng = random.Random(3)
+    pool = [EX1, EX2, EX3, TARGET, UNRELATED, *README_PREDICTIONS, *README_REFERENCES]
+    predictions = [rng.choice(pool) for _ in range(25)] + [""]
+    references = [rng.sample(pool, rng.randint(1, 3)) for _ in predictions]
+    whole = score_vert(predictions, references)
+    monkeypatch.setattr(scorer_module, "PAIR_CHUNK", 3)
+    chunked = score_vert(predictions, references)
+    for name in ("vert", "sim", "wmd", "reference_index"):
+        assert np.array_equal(getattr(whole, name), getattr(chunked, name)), name
+    for item, (prediction, refs) in enumerate(zip(predictions, references, strict=True)):
+        alone = [float(score_vert([prediction], [r]).vert[0]) for r in refs]
+        assert whole.reference_index[item] == int(np.argmax(alone))
+        assert whole.vert[item] == max(alone)
+
+
 def test_alignment_of_an_empty_side_and_bad_index() -> None:
     result = score_vert(["the of and", EX1], [TARGET, TARGET])
     alignment = result.alignment(0)
@@ -229,6 +327,7 @@ def test_alignment_of_an_empty_side_and_bad_index() -> None:
     assert alignment.as_dict()["flows"] == []
     with pytest.raises(IndexError):
         result.alignment(2)
+    assert result.alignment(1).as_dict() == score_vert([EX1], [TARGET]).alignment(0).as_dict()
     plan, cost, distance = transport_plan(prepare_text("", glove_6b_50d()), prepare_text(TARGET, glove_6b_50d()))
     assert plan.shape == cost.shape == (0, 8)
     assert np.isinf(distance)

