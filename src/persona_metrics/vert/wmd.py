@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import logging
 import math
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
@@ -29,6 +30,8 @@ from scipy.spatial.distance import cdist
 
 from persona_metrics.vert.stopwords import NLTK_ENGLISH_STOPWORDS
 from persona_metrics.vert.vectors import WordVectors
+
+logger = logging.getLogger(__name__)
 
 #: ``ot.emd2``'s default iteration limit (``numItermax``), passed to the solver as it would.
 EMD_MAX_ITER = 100_000
@@ -148,6 +151,7 @@ def _cdist_euclidean() -> Callable[..., Any] | None:
     try:
         from scipy.spatial._distance_pybind import cdist_euclidean
     except ImportError:  # pragma: no cover - depends on the SciPy version
+        logger.warning("this SciPy has no _distance_pybind.cdist_euclidean: VERT calls cdist (same values, slower)")
         return None
     return cdist_euclidean
 
@@ -186,6 +190,7 @@ def _emd_solver() -> tuple[Callable[..., Any], Callable[[int], Any]] | None:
     try:
         from ot.lp.emd_wrap import check_result, emd_c
     except ImportError:  # pragma: no cover - depends on the POT version
+        logger.warning("this POT has no ot.lp.emd_wrap.emd_c: VERT calls ot.emd2 (same values, slower)")
         return None
     return emd_c, check_result
 
