@@ -48,12 +48,14 @@ class Bench:
     script: str
     args: tuple[str, ...] = ()
     data: Path | None = None  # a PENS_DATA directory it reads
+    env: tuple[tuple[str, str], ...] = ()  # environment variables it runs with
 
 
 BENCHES = (
     Bench("perseval", "bench_perseval.py", (str(PENS_LEXICON), "--first-call"), PENS_LEXICON),
     Bench("persona_quality", "bench_quality.py"),
     Bench("bertscore", "bench_bertscore.py", (str(PENS), "--full"), PENS),
+    Bench("vert", "bench_vert.py", env=(("OMP_NUM_THREADS", "1"),)),  # both sides on one thread
 )
 
 
@@ -76,7 +78,7 @@ def run(bench: Bench) -> tuple[list[dict], int, str]:
     with tempfile.TemporaryDirectory() as tmp:
         rows_path = Path(tmp) / "rows.json"
         command = [sys.executable, str(SCRIPTS / bench.script), *bench.args, "--rows", str(rows_path)]
-        proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+        proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env={**os.environ, **dict(bench.env)})
         rows = json.loads(rows_path.read_text()) if rows_path.is_file() else []
     for row in rows:
         missing = [key for key in ROW_KEYS if key not in row]
