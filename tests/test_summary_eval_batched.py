@@ -100,7 +100,8 @@ def test_batched_scoring_equals_the_per_pair_path(method: str) -> None:
         assert [t[:2] + t[3:] for t in batched.topics] == [t[:2] + t[3:] for t in alone.topics]
         assert np.allclose([t[2] for t in batched.topics], [t[2] for t in alone.topics], rtol=0, atol=TOLERANCE)
     assert result.coherence[1] == result.coherence[2] == 0.0  # empty and blank summaries
-    assert result.coherence[0] == result.coherence[8] and result.completeness[0] == result.completeness[8]
+    assert result.coherence[0] == result.coherence[8]
+    assert result.completeness[0] == result.completeness[8]
 
 
 def test_the_golden_pairs_batched_and_per_pair(scorer: SummaryEvalScorer) -> None:
@@ -127,7 +128,8 @@ def test_embedding_cache_encodes_each_text_once_and_keeps_the_order() -> None:
         return np.array([[len(t), ord(t[0]) if t else 0] for t in texts], dtype=np.float32)
 
     cache = C.EmbeddingCache(encode, ["b", "aa", "b", "ccc"])
-    assert calls == [["b", "aa", "ccc"]] and len(cache) == 3
+    assert calls == [["b", "aa", "ccc"]]
+    assert len(cache) == 3
     assert cache(["ccc", "b", "b"]).tolist() == [[3, 99], [1, 98], [1, 98]]
     assert cache(["dddd", "aa", "dddd", "e"]).tolist() == [[4, 100], [2, 97], [4, 100], [1, 101]]
     assert calls[1:] == [["dddd", "e"]]  # texts not given up front: encoded when first asked for, once

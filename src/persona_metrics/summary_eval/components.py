@@ -75,6 +75,7 @@ class EmbeddingCache:
         self._index.update((t, offset + k) for k, t in enumerate(new))
 
     def __call__(self, texts: list[str]) -> np.ndarray:
+        """The rows of ``texts``, in their order (a repeat gets its row again)."""
         self.add(texts)
         if self._matrix is None:
             return np.zeros((0, 0), dtype=np.float32)
