@@ -19,9 +19,12 @@ the same number of torch threads:
   else the script exits 1), the number of texts each side sends to the encoder, the process's peak RSS after the
   project's run (model included), and the load average;
 * ``--first-call``: each side's first call in a fresh process (import, model load, 20 pairs), timed from the
-  start of the process.
+  start of the process;
+* ``--per-text``: the library's component functions with the encoder called per text list (the path before one
+  call encoded everything), timed, with its max |Δ| from the one-call path;
+* ``--distinct``: pairs whose sentences never repeat between pairs (the one-call encoding's worst case).
 
-    python scripts/bench_summary_eval.py -n 200 -n 1000 [--rows rows.json] [--first-call]
+    python scripts/bench_summary_eval.py -n 200 -n 1000 [--rows rows.json] [--first-call] [--per-text]
 """
 
 from __future__ import annotations
