@@ -101,7 +101,6 @@ class Original:
     """The original code's completeness and coherence, per pair, as it computes them (no shortcut)."""
 
     def __init__(self, model: Any) -> None:
-        from nltk.corpus import stopwords  # noqa: F401  (the library's list below is NLTK's English list)
         from rouge_score import rouge_scorer
 
         from persona_metrics.resources import ensure_cmudict, ensure_punkt
