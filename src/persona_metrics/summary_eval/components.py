@@ -43,11 +43,65 @@ def word_tokens(text: str) -> list[str]:
     return nltk.word_tokenize(text)
 
 
-def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """scikit-learn's ``cosine_similarity`` (the original's), on the embeddings as the encoder returned them."""
-    from sklearn.metrics.pairwise import cosine_similarity
+class EmbeddingCache:
+    """One call's embeddings: every unique text encoded once, in one encoder call, then looked up.
 
-    return np.asarray(cosine_similarity(a, b))
+    Called like an :data:`Embed` (``cache(texts) -> (len(texts), d)``), so completeness and coherence read the
+    cached rows exactly where they would call the encoder. A text that was not given up front is encoded when
+    first asked for (one encoder call for the new texts of that request).
+
+    Args:
+        encode: the encoder.
+        texts: the texts to encode now (repeats are encoded once).
+    """
+
+    def __init__(self, encode: Embed, texts: Sequence[str] = ()) -> None:
+        self._encode = encode
+        self._index: dict[str, int] = {}
+        self._matrix: np.ndarray | None = None
+        self.add(texts)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def add(self, texts: Sequence[str]) -> None:
+        """Encode the texts not cached yet, in one encoder call."""
+        new = [t for t in dict.fromkeys(texts) if t not in self._index]
+        if not new:
+            return
+        block = np.asarray(self._encode(new))
+        self._matrix = block if self._matrix is None else np.concatenate([self._matrix, block])
+        offset = len(self._index)
+        self._index.update((t, offset + k) for k, t in enumerate(new))
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        """The rows of ``texts``, in their order (a repeat gets its row again)."""
+        self.add(texts)
+        if self._matrix is None:
+            return np.zeros((0, 0), dtype=np.float32)
+        return self._matrix[[self._index[t] for t in texts]]
+
+
+def _unit_rows(x: np.ndarray) -> np.ndarray:
+    """scikit-learn's ``normalize(x)`` (L2, dense): rows over their ``einsum`` norms, a norm below 10 ε taken as 1."""
+    norms = np.sqrt(np.einsum("ij,ij->i", x, x))
+    norms[norms < 10 * np.finfo(norms.dtype).eps] = 1.0
+    return x / norms[:, None]
+
+
+def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """scikit-learn's ``cosine_similarity(a, b)`` (the original's), bit for bit, without its per-call checks.
+
+    The same steps on the same arrays: float32 when both are float32 (else float64), each side's rows normalised
+    as ``normalize`` does, then one matrix product (``b`` the same object as ``a`` stays one, as in scikit-learn);
+    ``tests/test_summary_eval_batched.py`` compares it with scikit-learn. Its checks cost about 0.7 ms a call,
+    more than the product, and a call's inputs here are always finite 2-D encoder outputs.
+    """
+    same = a is b
+    dtype = np.float32 if a.dtype == np.float32 and b.dtype == np.float32 else np.float64
+    a_unit = _unit_rows(np.asarray(a, dtype=dtype))
+    b_unit = a_unit if same else _unit_rows(np.asarray(b, dtype=dtype))
+    return np.asarray(a_unit @ b_unit.T)
 
 
 def tfidf_row_means(sentences: Sequence[str]) -> list[float]:
@@ -63,7 +117,8 @@ def tfidf_row_means(sentences: Sequence[str]) -> list[float]:
         matrix = TfidfVectorizer(max_features=1000, stop_words="english").fit_transform(list(sentences))
     except ValueError:
         return [0.0] * len(sentences)
-    return [float(np.mean(matrix[i].toarray())) for i in range(len(sentences))]
+    # each row's mean over the same dense row as np.mean(matrix[i].toarray()): the same pairwise sum, bit for bit
+    return [float(mean) for mean in matrix.toarray().mean(axis=1)]
 
 
 def extract_topics(source: str, n_topics: int = F.N_TOPICS) -> list[tuple[str, float]]:
@@ -285,6 +340,18 @@ def _components(text: str, sentences: list[str], embeddings: np.ndarray | None) 
     parts["readability"] = _readability(text)
     parts["length"] = F.length_penalty(len(text.split()))
     return {name: float(parts[name]) for name in COMPONENT_NAMES}
+
+
+def coherence_sentences(text: str, method: str = "original") -> list[str]:
+    """The sentences whose embeddings the coherence of ``text`` reads (to encode them ahead, with a whole call's).
+
+    None for an empty text; the original's method reads them from two sentences on, the robust one always; at most
+    :data:`~.formulas.MAX_COHERENCE_SENTENCES` (the ones :func:`coherence_components` keeps).
+    """
+    if not text.strip():
+        return []
+    sentences = sentences_of(text)[: F.MAX_COHERENCE_SENTENCES]
+    return sentences if method == "robust" or len(sentences) >= 2 else []
 
 
 def coherence_components(text: str, embed: Embed) -> dict[str, float]:

@@ -1,4 +1,4 @@
-"""SummaryEval of summaries against their sources: validation, one embedding call per text, one judge call per pair.
+"""SummaryEval of summaries against their sources: validation, one encoder call per scoring call, a judge call per pair.
 
 >>> from persona_metrics.summary_eval import score_summary_eval
 >>> source = "Quarry Steel raised its dividend by ten percent."
@@ -202,14 +202,34 @@ class SummaryEvalScorer:
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self.encoder.encode(texts)
 
-    def _coherence(self, predictions: Sequence[str], sources: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
+    def _embeddings(
+        self, predictions: Sequence[str], sources: Sequence[str], topics: dict[str, list[tuple[str, float]]]
+    ) -> C.EmbeddingCache:
+        """Every text the call embeds, each unique one encoded once in one encoder call (``docs/summary_eval.md`` §11).
+
+        The summaries (completeness), the topics of each source, the sentences coherence reads, and with the robust
+        method each source's sentences.
+        """
+        method = self.params.coherence_method
+        texts = list(dict.fromkeys(predictions))
+        for prediction in dict.fromkeys(predictions):
+            texts += C.coherence_sentences(prediction, method)
+        for source in dict.fromkeys(sources):
+            texts += [topic for topic, _ in topics[source]]
+            if method == "robust":
+                texts += C.sentences_of(source)
+        return C.EmbeddingCache(self._embed, texts)
+
+    def _coherence(
+        self, predictions: Sequence[str], sources: Sequence[str], embed: C.Embed
+    ) -> list[tuple[float, dict[str, float]]]:
         """Per item, ``(coherence, components)``: each summary scored once (with its source for the robust method)."""
         if self.params.coherence_method == "original":
-            cache = {text: C.coherence(text, self._embed) for text in dict.fromkeys(predictions)}
+            cache = {text: C.coherence(text, embed) for text in dict.fromkeys(predictions)}
             return [cache[p] for p in predictions]
-        placed = {source: C.sentence_embeddings(source, self._embed) for source in dict.fromkeys(sources)}
+        placed = {source: C.sentence_embeddings(source, embed) for source in dict.fromkeys(sources)}
         pairs = list(zip(predictions, sources, strict=True))
-        scored = {(p, s): C.robust_coherence(p, placed[s], self._embed) for p, s in dict.fromkeys(pairs)}
+        scored = {(p, s): C.robust_coherence(p, placed[s], embed) for p, s in dict.fromkeys(pairs)}
         return [scored[pair] for pair in pairs]
 
     def score(
@@ -230,10 +250,9 @@ class SummaryEvalScorer:
         texts = check_texts(allow_empty=("predictions", "sources"), predictions=predictions, sources=sources)
         predictions, sources = texts["predictions"], texts["sources"]
         topic_cache = {source: C.extract_topics(source) for source in dict.fromkeys(sources)}
-        scored = self._coherence(predictions, sources)
-        detail = tuple(
-            C.completeness(p, topic_cache[s], self._embed) for p, s in zip(predictions, sources, strict=True)
-        )
+        embed = self._embeddings(predictions, sources, topic_cache)
+        scored = self._coherence(predictions, sources, embed)
+        detail = tuple(C.completeness(p, topic_cache[s], embed) for p, s in zip(predictions, sources, strict=True))
         completeness = np.array([d.score for d in detail], dtype=np.float64)
         coherence = np.array([value for value, _ in scored], dtype=np.float64)
         parts = tuple(components for _, components in scored)
