@@ -56,6 +56,7 @@ BENCHES = (
     Bench("persona_quality", "bench_quality.py"),
     Bench("bertscore", "bench_bertscore.py", (str(PENS), "--full"), PENS),
     Bench("vert", "bench_vert.py", env=(("OMP_NUM_THREADS", "1"),)),  # both sides on one thread
+    Bench("summary_eval", "bench_summary_eval.py", ("-n", "1000"), env=(("OMP_NUM_THREADS", "1"),)),
 )
 
 

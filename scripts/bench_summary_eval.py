@@ -299,13 +299,13 @@ def run_project(summaries: Sequence[str], sources: Sequence[str]) -> tuple[float
 
     scorer = SummaryEvalScorer()
     sent = [0]
-    encode = scorer.encoder.encode
+    encode = scorer.encoder.encode_each
 
     def counted(texts: list[str]) -> np.ndarray:
         sent[0] += len(texts)
         return encode(texts)
 
-    scorer.encoder.encode = counted  # type: ignore[method-assign]
+    scorer.encoder.encode_each = counted  # type: ignore[method-assign]
     start = time.perf_counter()
     result = scorer.score(list(summaries), list(sources))
     return time.perf_counter() - start, result, sent[0]

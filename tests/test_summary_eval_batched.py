@@ -77,17 +77,17 @@ def test_batched_scoring_equals_the_per_pair_path(method: str) -> None:
     summaries, sources = degenerate_pairs()
     scorer = SummaryEvalScorer(coherence_method=method)
     calls: list[list[str]] = []
-    encode = scorer.encoder.encode
+    encode = scorer.encoder.encode_each
 
     def counted(texts: list[str]) -> np.ndarray:
         calls.append(list(texts))
         return encode(texts)
 
-    scorer.encoder.encode = counted  # type: ignore[method-assign]
+    scorer.encoder.encode_each = counted  # type: ignore[method-assign]
     result = scorer.score(summaries, sources)
     assert len(calls) == 1, "one encoder call per scoring call"
     assert len(calls[0]) == len(set(calls[0])), "each unique text encoded once"
-    scorer.encoder.encode = encode  # type: ignore[method-assign]
+    scorer.encoder.encode_each = encode  # type: ignore[method-assign]
     detail, scored = per_pair(scorer, summaries, sources, method)
 
     assert np.max(np.abs(result.completeness - [d.score for d in detail])) <= TOLERANCE
@@ -113,11 +113,26 @@ def test_the_golden_pairs_batched_and_per_pair(scorer: SummaryEvalScorer) -> Non
 
 
 def test_an_embedding_does_not_depend_on_its_batch_neighbours(scorer: SummaryEvalScorer) -> None:
+    """encode_each: a text's vector is the same bits alone, with others, and in a call split into two."""
     texts = [CNNDM[0]["highlights"], *sent_tokenize(CNNDM[1]["article"]), "Revenue.", CNNDM[2]["highlights"]]
-    together = scorer.encoder.encode(texts)
-    alone = np.concatenate([scorer.encoder.encode([t]) for t in texts])
+    together = scorer.encoder.encode_each(texts)
+    alone = np.concatenate([scorer.encoder.encode_each([t]) for t in texts])
+    halves = np.concatenate([scorer.encoder.encode_each(texts[::2]), scorer.encoder.encode_each(texts[1::2])])
     assert together.dtype == alone.dtype == np.float32
-    assert np.max(np.abs(together - alone)) <= TOLERANCE
+    assert np.array_equal(together, alone)
+    assert np.array_equal(np.concatenate([together[::2], together[1::2]]), halves)
+    # and the model's own vectors (sentence-transformers' padded batches) within float32 rounding
+    assert np.max(np.abs(together - scorer.encoder.encode(texts))) <= TOLERANCE
+
+
+def test_sharded_scores_are_the_whole_calls_bit_for_bit(scorer: SummaryEvalScorer) -> None:
+    """Completeness and coherence of a call split in two (other texts encoded beside each) == the whole call's."""
+    summaries, sources = [p["summary"] for p in GOLDEN], [p["source"] for p in GOLDEN]
+    whole = scorer.score(summaries, sources)
+    parts = [scorer.score(summaries[k::2], sources[k::2]) for k in (0, 1)]
+    for k, part in enumerate(parts):
+        assert part.completeness.tolist() == whole.completeness[k::2].tolist()
+        assert part.coherence.tolist() == whole.coherence[k::2].tolist()
 
 
 def test_embedding_cache_encodes_each_text_once_and_keeps_the_order() -> None:

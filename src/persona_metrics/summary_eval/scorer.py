@@ -200,7 +200,7 @@ class SummaryEvalScorer:
         )
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        return self.encoder.encode(texts)
+        return self.encoder.encode_each(texts)
 
     def _embeddings(
         self, predictions: Sequence[str], sources: Sequence[str], topics: dict[str, list[tuple[str, float]]]
