@@ -20,6 +20,7 @@ from sklearn.metrics.pairwise import cosine_similarity
 from persona_metrics.resources import sent_tokenize
 from persona_metrics.summary_eval import SummaryEvalScorer
 from persona_metrics.summary_eval import components as C
+from persona_metrics.vert.encoders import EACH_PASS_TOKENS
 
 ROOT = Path(__file__).resolve().parents[1]
 CNNDM = [json.loads(line) for line in (ROOT / "data" / "cnndm_sample" / "test.jsonl").read_text().splitlines()]
@@ -123,6 +124,12 @@ def test_an_embedding_does_not_depend_on_its_batch_neighbours(scorer: SummaryEva
     assert np.array_equal(np.concatenate([together[::2], together[1::2]]), halves)
     # and the model's own vectors (sentence-transformers' padded batches) within float32 rounding
     assert np.max(np.abs(together - scorer.encoder.encode(texts))) <= TOLERANCE
+    # a text alone is one fixed-shape pass of copies of itself: encode() on that same batch gives the same bits
+    model = scorer.encoder._model()
+    for text, row in zip(texts, alone, strict=True):
+        ids = model.tokenizer(text, truncation=True, max_length=model.max_seq_length)["input_ids"]
+        rows = max(1, EACH_PASS_TOKENS // len(ids))
+        assert np.array_equal(model.encode([text] * rows, batch_size=rows, convert_to_numpy=True)[0], row), text
 
 
 def test_sharded_scores_are_the_whole_calls_bit_for_bit(scorer: SummaryEvalScorer) -> None:
