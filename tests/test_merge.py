@@ -147,3 +147,27 @@ def test_a_result_without_params_is_refused() -> None:
 
     with pytest.raises(TypeError, match=r"results\[0\] carries no params"):
         merge_personalization([replace(part([0, 1]), params=None)])
+
+
+def test_vert_results_merge_to_the_whole_call() -> None:
+    """Per-item results merged directly (as the distributed classes and Ray do): VERT's parts, in shuffled order,
+    give the whole call's values, chosen references and alignments (its texts are kept as two lists)."""
+    import json
+    import pickle
+
+    from persona_metrics import merge
+    from persona_metrics.vert import score_vert
+
+    rows = [json.loads(line) for line in (ROOT / "data" / "cnndm_sample" / "test.jsonl").read_text().splitlines()]
+    predictions = [row["article"].split(". ")[0] for row in rows[:7]]
+    references = [[row["highlights"], row["article"][:80]] if k % 2 else row["highlights"] for k, row in
+                  enumerate(rows[:7])]  # fmt: skip
+    whole = score_vert(predictions, references)
+    parts = [[5, 1], [0, 6, 3], [4, 2]]
+    results = [score_vert([predictions[i] for i in p], [references[i] for i in p]) for p in parts]
+    sent = [pickle.dumps(result) for result in results]  # as a rank or a Ray worker sends its part
+    assert max(map(len, sent)) < 100_000  # the packaged GloVe travels by name, not as 400,000 vectors
+    merged = merge([pickle.loads(blob) for blob in sent], parts)
+    for name in ("vert", "sim", "wmd", "reference_index"):
+        assert np.array_equal(getattr(merged, name), getattr(whole, name)), name
+    assert merged.alignment(3).as_dict() == whole.alignment(3).as_dict()

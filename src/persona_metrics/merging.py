@@ -92,9 +92,9 @@ def _merge_field(name: str, values: list[Any], order: np.ndarray, n: int) -> Any
         return _merge(values, order, n, name)
     if isinstance(first, np.ndarray) and first.ndim >= 1:
         return np.concatenate(values)[order]
-    if isinstance(first, tuple) and sum(len(v) for v in values) == n:
+    if isinstance(first, (tuple, list)) and sum(len(v) for v in values) == n:
         joined = [item for value in values for item in value]
-        return tuple(joined[i] for i in order)
+        return [joined[i] for i in order] if isinstance(first, list) else tuple(joined[i] for i in order)
     for r, value in enumerate(values):
         if not _equal(value, first):
             raise ValueError(f"results[{r}].{name} = {value!r} differs from results[0].{name} = {first!r}")
@@ -104,6 +104,8 @@ def _merge_field(name: str, values: list[Any], order: np.ndarray, n: int) -> Any
 def _merge(results: Sequence[R], order: np.ndarray, n: int, where: str = "") -> R:
     changes = {}
     for field in dataclasses.fields(results[0]):  # type: ignore[arg-type]
+        if not field.compare:  # declared not part of what the result is (e.g. a helper callable): the first part's
+            continue
         name = f"{where}.{field.name}" if where else field.name
         changes[field.name] = _merge_field(name, [getattr(r, field.name) for r in results], order, n)
     return dataclasses.replace(results[0], **changes)  # type: ignore[type-var]
@@ -114,8 +116,9 @@ def merge_items(
 ) -> R:
     """The parts' per-item results as one result over the whole input, items in input order.
 
-    Per-item fields (arrays and tuples with one entry per item, nested results) are joined and put in input
-    order; every other field must be equal in all parts (a ValueError names the part and the field). The field
+    Per-item fields (arrays, tuples and lists with one entry per item, nested results) are joined and put in input
+    order; every other field must be equal in all parts (a ValueError names the part and the field), except
+    fields declared ``compare=False`` (not part of what the result is), which are the first part's. The field
     named ``empty`` (positions of empty predictions) is mapped to positions in the whole input.
 
     Args:

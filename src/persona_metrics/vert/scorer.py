@@ -141,7 +141,8 @@ class VertResult:
     max_wmd: float
     config: Signature
     _pairs: Sequence[tuple[str, str]] = field(repr=False)
-    _prepare: Callable[[str], PreparedText] | None = field(default=None, repr=False)
+    # how an alignment prepares a text; not part of what the result is (a merge takes the first part's)
+    _prepare: Callable[[str], PreparedText] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.vert)

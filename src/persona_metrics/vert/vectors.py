@@ -13,7 +13,7 @@ import functools
 import gzip
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,14 @@ class WordVectors:
     index: Mapping[str, int]
     matrix: np.ndarray = field(repr=False)
     provenance: tuple[tuple[str, str], ...] = ()
+    #: For vectors a process loads once (the packaged GloVe): how another process gets them, so that pickling a
+    #: result that refers to them (a VERT result sent between ranks) sends a name instead of 400,000 vectors.
+    reload: Callable[[], WordVectors] | None = field(default=None, repr=False, compare=False)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        if self.reload is not None:
+            return (self.reload, ())
+        return super().__reduce_ex__(protocol)
 
     def __len__(self) -> int:
         return len(self.index)
@@ -102,6 +110,7 @@ def glove_6b_50d() -> WordVectors:
         {word: row for row, word in enumerate(words)},
         matrix,
         ((GLOVE_PACKAGE, package_version(GLOVE_PACKAGE)),),
+        reload=glove_6b_50d,
     )
 
 
