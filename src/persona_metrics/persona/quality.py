@@ -41,7 +41,6 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.distances import BertScore, get_distance
-from persona_metrics.distances.neural import default_device
 from persona_metrics.distances.rouge_lsum import lsum_sentences, summary_lcs_f1
 from persona_metrics.persona.params import CONTENT_WEIGHTS_WITH_BLEURT as CONTENT_WEIGHTS_WITH_BLEURT
 from persona_metrics.persona.params import CONTENT_WEIGHTS_WITHOUT_BLEURT as CONTENT_WEIGHTS_WITHOUT_BLEURT
@@ -137,22 +136,13 @@ def bertscore_baseline(config: BertScoreConfig, layer: int) -> float:
     return base
 
 
-#: Tokens per BERTScore forward pass in persona quality on the CPU: 1, i.e. one text per pass, shape ``(1, L)``. No
-#: pass is filled up to a fixed row count and none is padded, so the FLOPs executed are exactly the FLOPs needed at
-#: any number of items, and a text's vectors still depend on nothing but the text (sharded runs merge bit for bit);
-#: it is also the shape ``bert_score.score(..., batch_size=1)`` runs (``docs/style.md`` §6.5). On a GPU, where a
-#: pass costs its launches more than its FLOPs, the distance's own fixed shapes are kept.
-QUALITY_BERTSCORE_BATCH_TOKENS = 1
-
-
 def quality_bertscore(config: BertScoreConfig) -> BertScore:
     """The (shared) ``bertscore`` distance persona quality embeds with: ``config``'s model and layer.
 
-    On the CPU one text a pass (:data:`QUALITY_BERTSCORE_BATCH_TOKENS`); on a GPU the distance's fixed shapes.
+    Its fixed-shape passes (``docs/perseval.md`` §3.7): a text's bits depend on nothing else, whatever the
+    other texts of the call and the number of torch threads, so sharded and distributed runs equal one process.
     """
     options = {k: v for k, v in (("model", config.model), ("num_layers", config.num_layers)) if v is not None}
-    if default_device() == "cpu":
-        options["batch_size"] = QUALITY_BERTSCORE_BATCH_TOKENS
     dist = get_distance("bertscore", **options)
     if not isinstance(dist, BertScore):  # pragma: no cover - the registry maps the name to this class
         raise TypeError("the bertscore distance is not a BertScore instance")
