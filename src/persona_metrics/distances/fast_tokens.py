@@ -23,9 +23,10 @@ memoised once per process (:data:`STEMS`). Most words never reach the stemmer: :
 table of that token for 337,100 English words (the packaged GloVe vocabulary and WordNet's lemmas), made by
 NLTK's own stemmer (``scripts/make_stem_table.py``) and used only while the installed ``porter.py`` is the one
 that made it; :meth:`Stems.fill` looks a batch of words up in it with one vectorised search.
-:func:`porter_stemmer` gives
-NLTK's own ``PorterStemmer``, compiled from the installed ``nltk/stem/porter.py`` without running ``import nltk``
-(about a second and 2,000 modules), so a process that only needs ROUGE-L never imports nltk. Other stemmers
+
+:func:`porter_stemmer` gives NLTK's own ``PorterStemmer``, compiled from the installed ``nltk/stem/porter.py``
+without running ``import nltk`` (about a second and 2,000 modules), so a process that only needs ROUGE-L never
+imports nltk. Other stemmers
 (PyStemmer, snowballstemmer) are not equivalent: thousands of common words stem differently. Why each step is
 exact, and the tests that show it: ``docs/perseval.md`` §11.
 """
