@@ -58,7 +58,7 @@ class _TokenChars(dict[bytes, str]):
 
     def add(self, raws: Iterable[bytes]) -> None:
         """Give the new raw tokens their characters (ids in order of first appearance), stems looked up together."""
-        new = [raw for raw in set(raws) if raw not in self]
+        new = [raw for raw in dict.fromkeys(raws) if raw not in self]  # ids in order of first appearance
         if not new:
             return
         STEMS.fill(new)
