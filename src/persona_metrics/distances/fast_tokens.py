@@ -126,9 +126,10 @@ def stem_table() -> tuple[np.ndarray, np.ndarray] | None:
 
     The file is the sorted words then their tokens, ``entries`` fixed-width ASCII fields each (views of the file's
     bytes, no copy). Validated on first use: its description's width, the SHA-256 of the ``porter.py`` that made
-    it (must be the installed one), the file's size and CRC-32, and the words' strict order. An unusable table is
-    not used: every word then goes through NLTK's stemmer (the same tokens, a slower first call) and a warning
-    says why.
+    it (must be the installed one), the file's size and CRC-32. An unusable table is not used: every word then
+    goes through NLTK's stemmer (the same tokens, a slower first call) and a warning says why. The words' order
+    is not checked here (the builder and the tests check it): a lookup takes a token only from an entry whose word
+    equals the query, so a table out of order could only miss words, which then go to NLTK's code.
     """
     path = _STEM_TABLE_DIR / STEM_TABLE_FILE
     try:
@@ -142,8 +143,6 @@ def stem_table() -> tuple[np.ndarray, np.ndarray] | None:
                 raise ValueError(f"{len(data)} bytes for {entries} entries")
             words = np.frombuffer(data, dtype=f"S{STEM_TABLE_WIDTH}", count=entries)
             stems = np.frombuffer(data, dtype=f"S{STEM_TABLE_WIDTH}", count=entries, offset=words.nbytes)
-            if not bool(np.all(words[1:] > words[:-1])):
-                problem = "its words are not in strict order"
     except (OSError, ValueError, ImportError, KeyError, TypeError) as err:
         problem = f"it cannot be read ({type(err).__name__}: {err})"
     if problem is not None:
@@ -171,7 +170,8 @@ class Stems(dict[bytes, str]):
         if table is None or not len(candidates):
             return
         words, stems = table
-        query = candidates.astype(words.dtype)  # exact: no candidate is longer than the width, none has a NUL
+        # exact: no candidate is longer than the width, none has a NUL; sorted, the searches walk the table forward
+        query = np.sort(candidates.astype(words.dtype))
         at = np.minimum(np.searchsorted(words, query), len(words) - 1)
         found = words[at] == query
         self.update(zip(query[found].tolist(), stems[at[found]].astype(f"U{STEM_TABLE_WIDTH}").tolist(), strict=True))

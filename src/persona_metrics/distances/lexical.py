@@ -37,11 +37,12 @@ def word_tokens(text: str) -> list[str]:
 class _TokenChars(dict[bytes, str]):
     """Raw token → one character naming its stem (code point = the stem's id), ``""`` for a token rouge_score drops.
 
-    A text becomes the string of its tokens' characters, which ``rapidfuzz`` compares code point by code point.
-    An id past :attr:`last_char` (more distinct stems than code points) has no character: the lookup raises
-    ``OverflowError`` and the text becomes a list of ids (:meth:`ids`), which ``rapidfuzz`` compares with strings
-    by the same numbers. Only equality of ids matters to the LCS, so one map serves the whole process
-    (:data:`_CHARS`); a lock keeps two threads from giving one id to two stems.
+    A text becomes the string of its tokens' characters (:meth:`text`), which ``rapidfuzz`` compares code point by
+    code point. An id past :attr:`last_char` (more distinct stems than code points) has no character and its raw
+    token no entry: such a text becomes a list of ids (:meth:`ids`), which ``rapidfuzz`` compares with strings by
+    the same numbers. Only equality of ids matters to the LCS, so one map serves the whole process
+    (:data:`_CHARS`); a lock keeps two threads from giving one id to two stems (an entry, once written, never
+    changes, so lookups need no lock).
     """
 
     last_char = 0x10FFFF
@@ -51,10 +52,12 @@ class _TokenChars(dict[bytes, str]):
         self.vocab: dict[str, int] = {}
         self.lock = threading.Lock()
 
-    def stem_id(self, raw: bytes) -> int | None:
-        """The id of the token rouge_score makes of ``raw`` (``None`` when it drops it)."""
-        token = STEMS[raw]
-        return self.vocab.setdefault(token, len(self.vocab)) if token else None
+    def text(self, raw: list[bytes]) -> str | None:
+        """The string of a text's raw tokens; ``None`` while one of them has no entry (new, or past the last id)."""
+        try:
+            return "".join(map(self.__getitem__, raw))
+        except KeyError:
+            return None
 
     def add(self, raws: Iterable[bytes]) -> None:
         """Give the new raw tokens their characters (ids in order of first appearance), stems looked up together."""
@@ -71,22 +74,13 @@ class _TokenChars(dict[bytes, str]):
                 self.update(zip(new, map(chr, map(vocab.__getitem__, tokens)), strict=True))
                 return
             for raw, token in zip(new, tokens, strict=True):  # a dropped token, or ids past the last character
-                if not token or vocab[token] <= self.last_char:  # past it: __missing__ raises when looked up
+                if not token or vocab[token] <= self.last_char:  # past it: no entry (the text is a list of ids)
                     self[raw] = chr(vocab[token]) if token else ""
 
-    def __missing__(self, raw: bytes) -> str:
-        with self.lock:
-            i = self.stem_id(raw)
-        if i is not None and i > self.last_char:
-            raise OverflowError(f"stem id {i} has no character")
-        char = "" if i is None else chr(i)
-        self[raw] = char
-        return char
-
     def ids(self, raw: list[bytes]) -> list[int]:
-        """The stem ids of raw tokens (the list form of a text's representation)."""
-        with self.lock:
-            return [i for i in map(self.stem_id, raw) if i is not None]
+        """The stem ids of a text's raw tokens (the list form of its representation; every token added)."""
+        vocab = self.vocab
+        return [vocab[token] for token in map(STEMS.__getitem__, raw) if token]
 
 
 #: The process's raw token → character map (shared by every ``RougeL``, like the stems' memo).
@@ -136,14 +130,13 @@ class RougeL(Distance):
     def _prepare(self, texts: Sequence[str]) -> list[str | list[int]]:
         chars = self._chars
         raws = [rouge_raw_tokens(text) for text in texts]
-        chars.add(itertools.chain.from_iterable(raws))  # the new words' stems: one table search
-        out: list[str | list[int]] = []
-        for raw in raws:
-            try:
-                out.append("".join(map(chars.__getitem__, raw)))
-            except OverflowError:  # a stem id past the last code point: this text as a list of ids
-                out.append(chars.ids(raw))
-        return out
+        out: list[str | list[int] | None] = list(map(chars.text, raws))  # texts of known words only: done
+        new = [i for i, rep in enumerate(out) if rep is None]
+        if new:
+            chars.add(itertools.chain.from_iterable(raws[i] for i in new))  # their stems: one table search
+            for i in new:  # None again: a stem id past the last code point, this text as a list of ids
+                out[i] = rep if (rep := chars.text(raws[i])) is not None else chars.ids(raws[i])
+        return out  # type: ignore[return-value]  # no None left
 
     def _score(self, reps_a: Sequence[str | list[int]], reps_b: Sequence[str | list[int]]) -> np.ndarray:
         from rapidfuzz import process
