@@ -138,7 +138,8 @@ def test_a_table_out_of_order_misses_words_but_never_gives_a_wrong_token(tmp_pat
     rewrite(directory, swap_first_two_words((directory / STEM_TABLE_FILE).read_bytes()))
     fresh_table(directory)
     words, stems = stem_table()
-    assert words[0] > words[1] and stems[0] != stems[1]  # the swap put each word beside the other's stem
+    assert words[0] > words[1]  # the swap put each word beside the other's stem
+    assert stems[0] != stems[1]
     memo = Stems()
     probe = [words[0].decode(), words[1].decode(), "running", "relational", "generalizations"]
     memo.fill(w.encode() for w in probe)
