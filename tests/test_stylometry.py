@@ -99,3 +99,32 @@ def test_module_doctests() -> None:
     import doctest
 
     assert doctest.testmod(stylometry).failed == 0
+
+
+# Register markers, hand-counted. Words (20): I think we said you were right but analysts told
+# us “we may see risk” on Monday and I'm sure.
+MARKER_TEXT = "I think we said you were right, but analysts told us “we may see risk” on Monday, and I'm sure."
+MARKER_HAND = {
+    "first_singular_rate": 2 * 100 / 20,  # I, I'm
+    "first_plural_rate": 3 * 100 / 20,  # we, us, we
+    "second_person_rate": 1 * 100 / 20,  # you
+    "reporting_rate": 2 * 100 / 20,  # said, told
+    "quotation_rate": 2 * 100 / 20,  # “ ”
+    "stance_rate": 3 * 100 / 20,  # may, see, risk
+    "weekday_rate": 1 * 100 / 20,  # Monday
+}
+
+
+@pytest.mark.parametrize("name", stylometry.REGISTER_MARKERS)
+def test_register_markers_match_hand_counts(name: str) -> None:
+    assert len(stylometry.words(MARKER_TEXT)) == 20
+    assert stylometry.raw_markers(MARKER_TEXT)[name] == pytest.approx(MARKER_HAND[name], abs=1e-12)
+
+
+def test_style_vector_is_the_feature_vector_then_the_markers() -> None:
+    """The methodology's 10 values bit for bit (what centroids and jsd read), then markers / 10."""
+    vec = stylometry.style_vector(MARKER_TEXT)
+    assert vec[:10].tolist() == feature_vector(MARKER_TEXT).tolist()
+    assert vec[10:].tolist() == pytest.approx([MARKER_HAND[n] / 10 for n in stylometry.REGISTER_MARKERS], abs=1e-12)
+    with pytest.raises(ValueError, match="no words"):
+        stylometry.raw_markers("...")

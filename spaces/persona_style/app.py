@@ -45,9 +45,9 @@ METHOD_TEXT = {
     "(the methodology)",
     "zscore": "mean over the 10 features of exp(−z²/2), z = the summary's distance from the persona's centroid in "
     "standard deviations of the pooled persona samples (this project's extension; spreads scores over [0, 1])",
-    "posterior": "the probability of the persona among all personas, from a logistic regression fitted on their "
-    "samples (this project's extension: how strongly the summary reads as this persona rather than the others; the "
-    "bands do not apply)",
+    "posterior": "the probability of the persona among all personas, from a logistic regression on the 10 features "
+    "and 7 register markers fitted on their samples (and the shipped register texts) (this project's extension: how "
+    "strongly the summary reads as this persona rather than the others; the bands do not apply)",
 }
 
 

@@ -6,7 +6,11 @@ centroid (mean vector of its sample texts) are each normalised to sum 1 and comp
 in base 2 (in [0, 1]); ``style_similarity = 1 − JSD`` (``method="jsd"``, the default). ``method="zscore"`` is this
 project's extension: per-feature Gaussian agreement in units of the pooled sample spread, averaged.
 ``method="posterior"``, also this project's: the probability of the target persona among all personas in use from a
-model fitted on the samples (:mod:`persona_metrics.persona.posterior`).
+model fitted on the samples (:mod:`persona_metrics.persona.posterior`), on the 10 features and 7 register markers.
+
+A text's vector here is :func:`~persona_metrics.persona.stylometry.style_vector`: the 10 features, then the
+register markers. Centroids, spread, ``jsd`` and ``zscore`` read the first 10 values only (bit for bit the
+methodology's vector); the posterior reads them all.
 
 No files and no option checks here: the samples come from :mod:`persona_metrics.persona.samples`, the options
 are checked by :class:`persona_metrics.persona.params.StyleParams`, and the scorer with its centroid cache is
@@ -25,7 +29,7 @@ import numpy as np
 from scipy.special import rel_entr
 
 from persona_metrics.persona.posterior import PosteriorModel, fit_posterior
-from persona_metrics.persona.stylometry import STYLE_FEATURES, feature_vector
+from persona_metrics.persona.stylometry import STYLE_FEATURES, style_vector
 
 #: Style-similarity interpretation (methodology, "Interpretation"), lower bounds.
 STYLE_BANDS: tuple[tuple[float, str], ...] = (
@@ -42,6 +46,8 @@ STYLE_BANDS: tuple[tuple[float, str], ...] = (
 STYLE_METHODS: tuple[str, ...] = ("jsd", "zscore", "posterior")
 #: The methodology's method is the default.
 DEFAULT_STYLE_METHOD = "jsd"
+#: How many leading values of a text's vector are the methodology's features (what centroids and JSD see).
+N_FEATURES = len(STYLE_FEATURES)
 
 
 def style_band(similarity: float) -> str:
@@ -76,7 +82,7 @@ class StyleModel:
     def similarities(self, vector: np.ndarray, method: str = DEFAULT_STYLE_METHOD) -> dict[str, float]:
         """Similarity of one feature vector to every centroid, by ``method`` (see :data:`STYLE_METHODS`)."""
         if method == "jsd":
-            return {name: 1.0 - jensen_shannon(vector, c) for name, c in self.centroids.items()}
+            return {name: 1.0 - jensen_shannon(vector[:N_FEATURES], c) for name, c in self.centroids.items()}
         if method == "posterior":
             if self.posterior is None:
                 raise ValueError(
@@ -90,7 +96,7 @@ class StyleModel:
                 f"method 'zscore' needs every feature to vary over the persona samples, but {flat} take one value "
                 "in all of them: add samples (or use method 'jsd')"
             )
-        return {name: zscore_similarity(vector, c, self.spread) for name, c in self.centroids.items()}
+        return {name: zscore_similarity(vector[:N_FEATURES], c, self.spread) for name, c in self.centroids.items()}
 
 
 def zscore_similarity(vector: np.ndarray, centroid: np.ndarray, spread: np.ndarray) -> float:
@@ -104,22 +110,35 @@ def zscore_similarity(vector: np.ndarray, centroid: np.ndarray, spread: np.ndarr
     return float(np.mean(np.exp(-0.5 * z * z)))
 
 
-def fit_style_model(vectors: Mapping[str, Sequence[np.ndarray]]) -> StyleModel:
+def fit_style_model(
+    vectors: Mapping[str, Sequence[np.ndarray]], register: Mapping[str, Sequence[np.ndarray]] | None = None
+) -> StyleModel:
     """Centroids (mean per persona), spread (population standard deviation of all vectors pooled), posterior.
 
-    The posterior model (:func:`~persona_metrics.persona.posterior.fit_posterior`) is fitted when there are two
-    personas or more.
+    Centroids and spread are of the first :data:`N_FEATURES` values of the samples' vectors. The posterior model
+    (:func:`~persona_metrics.persona.posterior.fit_posterior`) is fitted when there are two personas or more, on
+    the whole vectors of the samples and of ``register``'s texts (``{persona: vectors}``, added to those
+    personas' samples; :func:`~persona_metrics.persona.samples.register_texts`).
     """
-    centroids = {name: np.mean(np.asarray(vecs), axis=0) for name, vecs in vectors.items()}
-    pooled = np.asarray([v for vecs in vectors.values() for v in vecs])
-    posterior = fit_posterior(vectors) if len(vectors) > 1 else None
+    features = {name: np.asarray([v[:N_FEATURES] for v in vecs]) for name, vecs in vectors.items()}
+    centroids = {name: np.mean(x, axis=0) for name, x in features.items()}
+    pooled = np.asarray([v for x in features.values() for v in x])
+    extra = register or {}
+    posterior = (
+        fit_posterior({name: [*vecs, *extra.get(name, ())] for name, vecs in vectors.items()})
+        if len(vectors) > 1
+        else None
+    )
     return StyleModel(centroids, pooled.std(axis=0), posterior)
 
 
 def text_vector(text: str, where: str) -> np.ndarray:
-    """The feature vector of one text; its error names ``where`` (``predictions[3]: text has no words ...``)."""
+    """The vector of one text (:func:`~persona_metrics.persona.stylometry.style_vector`); errors name ``where``.
+
+    The 10 features, then the register markers; ``predictions[3]: text has no words ...`` for a wordless text.
+    """
     try:
-        return feature_vector(text)
+        return style_vector(text)
     except ValueError as err:
         raise ValueError(f"{where}: {err}") from err
 
@@ -140,10 +159,13 @@ def samples_json(samples: Mapping[str, Sequence[str]]) -> str:
 
 
 @cache
-def model_of_samples(samples_key: str) -> StyleModel:
-    """The style model of JSON-encoded samples (:func:`samples_json`), memoised for the process."""
-    samples = json.loads(samples_key)
-    return fit_style_model({name: text_vectors(texts, f"samples[{name!r}]") for name, texts in samples.items()})
+def model_of_samples(samples_key: str, register_key: str = "{}") -> StyleModel:
+    """The style model of JSON-encoded samples and register texts (:func:`samples_json` of each), memoised."""
+    samples, register = json.loads(samples_key), json.loads(register_key)
+    return fit_style_model(
+        {name: text_vectors(texts, f"samples[{name!r}]") for name, texts in samples.items()},
+        {name: text_vectors(texts, f"register[{name!r}]") for name, texts in register.items()},
+    )
 
 
 def nearest(similarities: Mapping[str, float]) -> str:
@@ -172,5 +194,6 @@ def item_scores(
         nearest_personas.append(nearest(sims))
         if features:
             centroid = model.centroids[persona]
-            feats.append({n: (float(v), float(c)) for n, v, c in zip(STYLE_FEATURES, vec, centroid, strict=True)})
+            values = vec[:N_FEATURES]
+            feats.append({n: (float(v), float(c)) for n, v, c in zip(STYLE_FEATURES, values, centroid, strict=True)})
     return scores, nearest_personas, feats

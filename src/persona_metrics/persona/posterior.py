@@ -1,7 +1,9 @@
 """The persona posterior: how strongly a text reads as each persona *rather than the others* (pure math).
 
 ``method="posterior"`` of the style scorers (``docs/style.md`` §4.7). A multinomial logistic regression on the
-10 standardised stylometric features (:mod:`persona_metrics.persona.stylometry`), fitted on the persona samples:
+10 stylometric features and the 7 register markers, standardised (:func:`persona_metrics.persona.stylometry.
+style_vector`), fitted on the persona samples and, for the shipped personas, their register texts
+(:func:`persona_metrics.persona.samples.register_texts`):
 
 * features standardised by the pooled mean and population standard deviation of all samples (a feature that
   takes one value in every sample is left as it is: its weight stays 0, it carries no information);
@@ -24,20 +26,21 @@ import numpy as np
 from scipy.special import log_softmax, softmax
 
 #: L2 penalty on the weights of the standardised features. Chosen by leave-one-out over the shipped samples: each
-#: sample left out in turn, the model refitted without it, the log-loss of its own persona on its first 2, 3 and
-#: 4 sentences (summary-length excerpts) averaged; over {0.3, 1, 3, 10, 30} it is 0.358, 0.332, 0.326, 0.347,
-#: 0.411: lowest at 3 (``docs/style.md`` §4.7). Smaller penalties give near-0/1 probabilities on short texts;
-#: larger ones blur the personas together.
-POSTERIOR_L2 = 3.0
+#: sample left out in turn, the model refitted without it (the register texts always in), the log-loss of its own
+#: persona on its first 2, 3 and 4 sentences (summary-length excerpts) averaged; over {0.3, 1, 3, 10, 30} it is
+#: 0.147, 0.142, 0.149, 0.184, 0.258: lowest at 1 (``docs/style.md`` §4.7). Smaller penalties give near-0/1
+#: probabilities on short texts; larger ones blur the personas together.
+POSTERIOR_L2 = 1.0
 #: The fit stops when the largest gradient component is below this many times the number of samples (the
 #: objective, a sum over the samples, is strictly convex: the optimum is unique); a fit that does not reach it is
 #: an error, never used.
 POSTERIOR_GTOL = 1e-10
 #: Newton steps allowed (about 10 are needed).
 POSTERIOR_MAX_ITER = 100
-#: The model and its constants as the signature names them (``posterior:logistic,l2=3,balanced``) and the
+#: The model and its constants as the signature names them (``posterior:logistic+markers,l2=1,balanced,register``:
+#: the 10 features and the register markers, the penalty, equal priors, the register texts in the fit) and the
 #: centroid cache records them (a cache fitted with other constants is rebuilt).
-POSTERIOR_SIGNATURE = f"logistic,l2={POSTERIOR_L2:g},balanced"
+POSTERIOR_SIGNATURE = f"logistic+markers,l2={POSTERIOR_L2:g},balanced,register"
 
 
 @dataclass(frozen=True)

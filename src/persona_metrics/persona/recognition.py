@@ -19,6 +19,7 @@ import numpy as np
 
 from persona_metrics.persona.formulas import (
     DEFAULT_STYLE_METHOD,
+    StyleModel,
     fit_style_model,
     model_of_samples,
     nearest,
@@ -26,7 +27,7 @@ from persona_metrics.persona.formulas import (
     text_vectors,
 )
 from persona_metrics.persona.params import StyleParams
-from persona_metrics.persona.samples import check_persona_samples
+from persona_metrics.persona.samples import check_persona_samples, register_texts
 from persona_metrics.persona.stylometry import STYLE_FEATURES, raw_features
 
 #: The feature ranges the methodology states per persona ("Example differences"), natural units, as
@@ -56,6 +57,11 @@ METHODOLOGY_RANGES: Mapping[str, Mapping[str, tuple[float | None, float | None]]
 #: journalist "low".
 PRONOUN_ORDER: tuple[str, ...] = ("enthusiast", "formal_analyst", "journalist")
 
+
+
+def samples_model(samples: Mapping[str, Sequence[str]]) -> StyleModel:
+    """The style model of ``samples``, its posterior fitted with their register texts (memoised per process)."""
+    return model_of_samples(samples_json(samples), samples_json(register_texts(samples)))
 
 def _check_method(method: object) -> str:
     """``method`` if it is a style method (:class:`~persona_metrics.persona.params.StyleParams`'s check)."""
@@ -149,7 +155,7 @@ def evaluate_personas(
             raise ValueError(f"labelled persona {name!r} has no samples; personas with samples: {sorted(samples)}")
     personas = tuple(sorted(labelled))
     vectors = {p: text_vectors(labelled[p], f"labelled[{p!r}]") for p in personas}
-    model = model_of_samples(samples_json(samples))
+    model = samples_model(samples)
     centroids = tuple(sorted(model.centroids))
     confusion = np.zeros((len(personas), len(centroids)), dtype=np.int64)
     similarity = np.zeros((len(personas), len(centroids)))
@@ -171,18 +177,20 @@ def leave_one_out_similarities(
     """Each sample's similarities to every persona by ``method``, from the model refitted without that sample.
 
     ``{persona: [its samples' {persona: similarity}]}``. A persona with one sample cannot be left out of itself
-    and has no entry (its sample still takes part in every other fit).
+    and has no entry (its sample still takes part in every other fit). The posterior's register texts
+    (:func:`~persona_metrics.persona.samples.register_texts` of the whole samples) take part in every fit.
     """
     _check_method(method)
     _check_text_lists("samples", samples)
     vectors = {name: text_vectors(texts, f"samples[{name!r}]") for name, texts in samples.items()}
+    register = {name: text_vectors(texts, f"register[{name!r}]") for name, texts in register_texts(samples).items()}
     out: dict[str, list[dict[str, float]]] = {name: [] for name, vecs in vectors.items() if len(vecs) > 1}
     for name, scored in out.items():
         for i, vec in enumerate(vectors[name]):
             rest = {
                 other: [v for j, v in enumerate(vecs) if other != name or j != i] for other, vecs in vectors.items()
             }
-            scored.append(fit_style_model(rest).similarities(vec, method))
+            scored.append(fit_style_model(rest, register).similarities(vec, method))
     return out
 
 

@@ -8,7 +8,9 @@ name is the file's name. The shipped personas are the files of ``persona_metrics
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from functools import cache
 from importlib import resources as importlib_resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -165,3 +167,37 @@ def resolve_samples(
     if persona_dir is not None:
         samples |= load_persona_samples(persona_dir)
     return samples | extra
+
+
+#: The ``posterior`` method's register texts (``persona/register/``: 16 per shipped persona, varied in length and
+#: sub-style; provenance in the folder's README).
+REGISTER_TEXTS_FILE = "register_texts.jsonl"
+
+
+@cache
+def shipped_register_texts() -> dict[str, tuple[str, ...]]:
+    """``{shipped persona: its register texts}``, read once from the package."""
+    path = importlib_resources.files("persona_metrics.persona") / "register" / REGISTER_TEXTS_FILE
+    out: dict[str, list[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        out.setdefault(row["persona"], []).append(row["text"])
+    return {name: tuple(texts) for name, texts in sorted(out.items())}
+
+
+def register_texts(samples: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
+    """The register texts the ``posterior`` fit adds to ``samples``: each shipped persona's own, if it has its samples.
+
+    A persona whose samples the user replaced, and a persona of the user's, get none.
+
+    >>> sorted(register_texts(load_persona_samples()))
+    ['enthusiast', 'formal_analyst', 'journalist']
+    >>> register_texts({"journalist": ["My own wire copy."]})
+    {}
+    """
+    shipped = load_persona_samples()
+    return {
+        name: texts
+        for name, texts in shipped_register_texts().items()
+        if name in samples and list(samples[name]) == shipped.get(name)
+    }

@@ -37,8 +37,6 @@ from persona_metrics.persona.formulas import (
     fit_style_model,
     item_scores,
     jensen_shannon,
-    model_of_samples,
-    samples_json,
     style_band,
     vectors_or_none,
     zscore_similarity,
@@ -55,6 +53,7 @@ from persona_metrics.persona.recognition import (
     leave_one_out_ranking,
     own_persona_ranking,
     sample_feature_means,
+    samples_model,
 )
 from persona_metrics.persona.samples import (
     BUILTIN_PERSONAS,
@@ -64,9 +63,10 @@ from persona_metrics.persona.samples import (
     load_persona_samples,
     persona_names,
     resolve_samples,
+    shipped_register_texts,
     split_samples,
 )
-from persona_metrics.persona.stylometry import FEATURE_SET_VERSION, STYLE_FEATURES, is_wordless
+from persona_metrics.persona.stylometry import FEATURE_SET_VERSION, REGISTER_MARKERS, STYLE_FEATURES, is_wordless
 from persona_metrics.resources import cache_dir, remove_if_stale
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals
@@ -98,7 +98,8 @@ CACHE_FORMAT = 2
 def _built_with() -> dict[str, str]:
     """What a cached model's numbers depend on besides the samples: feature-set, package and model versions."""
     versions = {name: package_version(name) for name in FEATURE_PACKAGES}
-    return {"feature_set_version": FEATURE_SET_VERSION} | versions | {"posterior": POSTERIOR_SIGNATURE}
+    register = {"register_texts": hashlib.sha256(json.dumps(shipped_register_texts()).encode("utf-8")).hexdigest()}
+    return {"feature_set_version": FEATURE_SET_VERSION} | versions | {"posterior": POSTERIOR_SIGNATURE} | register
 
 
 def _cache_digest(record: Mapping[str, Any]) -> str:
@@ -149,7 +150,7 @@ def _posterior_of_record(stored: Mapping[str, Any] | None, names: Sequence[str])
         return None
     if stored is None or sorted(stored["personas"]) != sorted(names):
         raise ValueError("the posterior model's personas differ from the key's")
-    k, d = len(names), len(STYLE_FEATURES)
+    k, d = len(names), len(STYLE_FEATURES) + len(REGISTER_MARKERS)
     arrays = {name: np.asarray(stored[name], dtype=np.float64) for name in ("mean", "scale", "weights", "intercepts")}
     shapes = {"mean": (d,), "scale": (d,), "weights": (k, d), "intercepts": (k,)}
     for name, shape in shapes.items():
@@ -267,7 +268,7 @@ def build_centroids(samples: Mapping[str, Sequence[str]], cache_path: str | Path
         cached = _read_cached_model(path, key, list(samples))
         if cached is not None:
             return cached
-    model = model_of_samples(samples_json(samples))
+    model = samples_model(samples)
     _write_record(path, _cache_record(key, model))
     return StyleModel(dict(model.centroids), model.spread, model.posterior)
 

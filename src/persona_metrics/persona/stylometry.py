@@ -172,3 +172,59 @@ def normalise(raw: dict[str, float]) -> np.ndarray:
 def feature_vector(text: str) -> np.ndarray:
     """The normalised 10-vector of ``text`` (order :data:`STYLE_FEATURES`)."""
     return normalise(raw_features(text))
+
+
+# --- register markers (the ``posterior`` method's features beyond the 10) ------------------------------------------
+#: Register markers, in vector order after :data:`STYLE_FEATURES`: per 100 words, how often a text speaks as
+#: "I", as an institutional "we", to "you", attributes speech, quotes, takes a hedged analytical stance, and anchors
+#: events to a day (``docs/style.md`` §4.7). Only ``method="posterior"`` uses them; the methodology's 10 features,
+#: their centroids and the ``jsd`` / ``zscore`` methods are unchanged.
+REGISTER_MARKERS: tuple[str, ...] = (
+    "first_singular_rate",
+    "first_plural_rate",
+    "second_person_rate",
+    "reporting_rate",
+    "quotation_rate",
+    "stance_rate",
+    "weekday_rate",
+)
+#: The word lists of the word-counting markers (lowercased words, ``’`` read as ``'``).
+MARKER_WORDS: dict[str, frozenset[str]] = {
+    "first_singular_rate": frozenset("i me my mine myself i'm i've i'd i'll".split()),
+    "first_plural_rate": frozenset("we us our ours ourselves we're we've we'd we'll".split()),
+    "second_person_rate": frozenset("you your yours yourself yourselves you're you've you'd you'll".split()),
+    "reporting_rate": frozenset("said says told according added stated".split()),
+    "stance_rate": frozenset(
+        "view expect expects expected likely unlikely risk risks appear appears could may might believe estimate "
+        "estimates assume assumption see caution".split()
+    ),
+    "weekday_rate": frozenset("monday tuesday wednesday thursday friday saturday sunday yesterday".split()),
+}
+#: Quotation marks counted by ``quotation_rate`` (straight and curly double quotes).
+QUOTATION_MARKS = ('"', "\u201c", "\u201d")
+
+
+def raw_markers(text: str) -> dict[str, float]:
+    """The register markers of ``text`` in their natural unit (occurrences per 100 words).
+
+    Raises:
+        TypeError: ``text`` is not a string.
+        ValueError: ``text`` has no words.
+    """
+    _check(text)
+    lower = [t.lower().replace("’", "'") for t in words(text)]
+    per100 = 100.0 / len(lower)
+    counts = {name: sum(t in listed for t in lower) for name, listed in MARKER_WORDS.items()}
+    counts["quotation_rate"] = sum(text.count(mark) for mark in QUOTATION_MARKS)
+    return {name: counts[name] * per100 for name in REGISTER_MARKERS}
+
+
+def style_vector(text: str) -> np.ndarray:
+    """The 10 normalised features of ``text`` followed by its 7 register markers (rates / 10 per 100 words).
+
+    The first 10 values are :func:`feature_vector`'s, bit for bit; the markers use the punctuation rates' scale.
+    """
+    markers = raw_markers(text)
+    return np.concatenate(
+        [feature_vector(text), np.array([markers[name] / PUNCTUATION_RATE_SCALE for name in REGISTER_MARKERS])]
+    )
