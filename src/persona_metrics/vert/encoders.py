@@ -102,21 +102,41 @@ _PIECE = re.compile("\u2581+[^\u2581]*|[^\u2581]+")
 
 
 class PieceTokenizer:
-    """WordLlama's token ids of a text, each word's BPE run once per call (``docs/vert.md`` §9).
+    """WordLlama's token ids of a text, each word's BPE run once (``docs/vert.md`` §9).
 
     WordLlama's tokenizer normalizes a text to ``"▁" + text.replace(" ", "▁")`` and runs its BPE model on the
     whole string (there is no pre-tokenizer). No token of its vocabulary has a ``▁`` after another character, so
     no merge can join a piece ``▁…▁x…`` (a run of ``▁`` and the characters up to the next ``▁``) to its
     neighbours: BPE on the whole string is BPE on each piece, end to end. Here each distinct piece goes through
-    the same BPE model once (``model.tokenize``) and texts are assembled from the cache. Texts that contain an
-    added token (``<s>`` …, split off before normalizing) go through the tokenizer itself, and so does every
-    text when the tokenizer is not of that form (checked on construction).
+    the same BPE model once (``model.tokenize``) and texts are assembled from the memo, which one object keeps
+    for its tokenizer's lifetime (:func:`piece_tokenizer`: one per process; at most :attr:`MAX_PIECES` pieces,
+    then it starts again). Texts that contain an added token (``<s>`` …, split off before normalizing) go through
+    the tokenizer itself, and so does every text when the tokenizer is not of that form (checked on construction).
     """
+
+    #: Distinct pieces kept; past it the memo is emptied (a bound on memory, not on correctness).
+    MAX_PIECES = 500_000
 
     def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
         self.exact, self.added = _piece_form(tokenizer)
         self.pieces: dict[str, list[int]] = {}
+
+    def _piece_ids(self, pieces: list[str]) -> list[int]:
+        """The ids of a text's pieces end to end, running the BPE model on the pieces not seen before."""
+        memo = self.pieces
+        try:
+            return list(itertools.chain.from_iterable(map(memo.__getitem__, pieces)))
+        except KeyError:
+            if len(memo) > self.MAX_PIECES:
+                memo.clear()
+            tokenize, ids = self.tokenizer.model.tokenize, []
+            for piece in pieces:
+                cached = memo.get(piece)
+                if cached is None:
+                    cached = memo[piece] = [token.id for token in tokenize(piece)]
+                ids += cached
+            return ids
 
     def ids(self, texts: list[str]) -> list[list[int]]:
         """Token ids of each text, as ``tokenizer.encode(text, add_special_tokens=False).ids``."""
@@ -126,19 +146,19 @@ class PieceTokenizer:
             if not self.exact or any(token in text for token in self.added):
                 direct.append(k)
                 continue
-            ids: list[int] = []
-            for piece in _PIECE.findall("\u2581" + text.replace(" ", "\u2581")) if text else ():
-                cached = self.pieces.get(piece)
-                if cached is None:
-                    cached = self.pieces[piece] = [token.id for token in self.tokenizer.model.tokenize(piece)]
-                ids += cached
-            out[k] = ids
+            out[k] = self._piece_ids(_PIECE.findall("\u2581" + text.replace(" ", "\u2581"))) if text else []
         if direct:
             encode = getattr(self.tokenizer, "encode_batch_fast", self.tokenizer.encode_batch)
             encodings = encode([texts[k] for k in direct], add_special_tokens=False)
             for k, encoding in zip(direct, encodings, strict=True):
                 out[k] = [i for i, m in zip(encoding.ids, encoding.attention_mask, strict=True) if m]
         return [ids if ids is not None else [] for ids in out]
+
+
+@functools.lru_cache(maxsize=4)
+def piece_tokenizer(tokenizer: Any) -> PieceTokenizer:
+    """The process's :class:`PieceTokenizer` of ``tokenizer`` (its memo of pieces shared by every call)."""
+    return PieceTokenizer(tokenizer)
 
 
 @functools.lru_cache(maxsize=4)
@@ -187,7 +207,7 @@ def wordllama_embed(texts: list[str]) -> np.ndarray:
     """
     model = _wordllama_model()
     table = model.embedding
-    tokens = PieceTokenizer(model.tokenizer).ids(list(texts))
+    tokens = piece_tokenizer(model.tokenizer).ids(list(texts))
     out = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
     order = sorted(range(len(texts)), key=lambda i: len(tokens[i]))
     for batch in _pool_batches([len(tokens[i]) for i in order], order):
