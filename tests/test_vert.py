@@ -294,10 +294,6 @@ def test_wordllama_pooling_gives_the_packages_bits() -> None:
     for text, ids in zip(texts, pieces.ids(texts), strict=True):
         assert ids == model.tokenizer.encode(text, add_special_tokens=False).ids, text
     assert pieces.ids(texts) == pieces.ids(texts[::-1])[::-1]  # from the memo of the first call
-    small = PieceTokenizer(model.tokenizer)
-    small.MAX_PIECES = 3  # the memo is emptied again and again: the same ids
-    assert small.ids(texts) == pieces.ids(texts)
-    assert len(small.pieces) <= 3 + max(len(t.split()) + 2 for t in texts)
     ours = wordllama_embed(texts)
     assert np.array_equal(ours, model.embed(texts, norm=False))
     for text, row in zip(texts, ours, strict=True):

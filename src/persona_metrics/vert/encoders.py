@@ -108,14 +108,11 @@ class PieceTokenizer:
     whole string (there is no pre-tokenizer). No token of its vocabulary has a ``▁`` after another character, so
     no merge can join a piece ``▁…▁x…`` (a run of ``▁`` and the characters up to the next ``▁``) to its
     neighbours: BPE on the whole string is BPE on each piece, end to end. Here each distinct piece goes through
-    the same BPE model once (``model.tokenize``) and texts are assembled from the memo, which one object keeps
-    for its tokenizer's lifetime (:func:`piece_tokenizer`: one per process; at most :attr:`MAX_PIECES` pieces,
-    then it starts again). Texts that contain an added token (``<s>`` …, split off before normalizing) go through
-    the tokenizer itself, and so does every text when the tokenizer is not of that form (checked on construction).
+    the same BPE model once per object (``model.tokenize``; :func:`wordllama_embed` makes one per call, so the
+    memo lives as long as a chunk) and texts are assembled from the memo. Texts that contain an added token
+    (``<s>`` …, split off before normalizing) go through the tokenizer itself, and so does every text when the
+    tokenizer is not of that form (checked on construction).
     """
-
-    #: Distinct pieces kept; past it the memo is emptied (a bound on memory, not on correctness).
-    MAX_PIECES = 500_000
 
     def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
@@ -128,8 +125,6 @@ class PieceTokenizer:
         try:
             return list(itertools.chain.from_iterable(map(memo.__getitem__, pieces)))
         except KeyError:
-            if len(memo) > self.MAX_PIECES:
-                memo.clear()
             tokenize, ids = self.tokenizer.model.tokenize, []
             for piece in pieces:
                 cached = memo.get(piece)
@@ -153,12 +148,6 @@ class PieceTokenizer:
             for k, encoding in zip(direct, encodings, strict=True):
                 out[k] = [i for i, m in zip(encoding.ids, encoding.attention_mask, strict=True) if m]
         return [ids if ids is not None else [] for ids in out]
-
-
-@functools.lru_cache(maxsize=4)
-def piece_tokenizer(tokenizer: Any) -> PieceTokenizer:
-    """The process's :class:`PieceTokenizer` of ``tokenizer`` (its memo of pieces shared by every call)."""
-    return PieceTokenizer(tokenizer)
 
 
 @functools.lru_cache(maxsize=4)
@@ -207,7 +196,7 @@ def wordllama_embed(texts: list[str]) -> np.ndarray:
     """
     model = _wordllama_model()
     table = model.embedding
-    tokens = piece_tokenizer(model.tokenizer).ids(list(texts))
+    tokens = PieceTokenizer(model.tokenizer).ids(list(texts))
     out = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
     order = sorted(range(len(texts)), key=lambda i: len(tokens[i]))
     for batch in _pool_batches([len(tokens[i]) for i in order], order):
