@@ -58,7 +58,6 @@ METHODOLOGY_RANGES: Mapping[str, Mapping[str, tuple[float | None, float | None]]
 PRONOUN_ORDER: tuple[str, ...] = ("enthusiast", "formal_analyst", "journalist")
 
 
-
 def samples_model(samples: Mapping[str, Sequence[str]]) -> StyleModel:
     """The style model of ``samples``, its posterior fitted with their register texts (memoised per process)."""
     return model_of_samples(samples_json(samples), samples_json(register_texts(samples)))

@@ -3,7 +3,9 @@
 A persona is one UTF-8 file ``<name>.txt`` whose sample texts are separated by lines holding only ``---``; its
 name is the file's name. The shipped personas are the files of ``persona_metrics/persona/personas/``
 (:data:`BUILTIN_PERSONAS` is read from that folder, never written out), and a folder of the user's
-(``persona_dir=``) works the same way: its file names are its personas (``docs/add_a_persona.md``).
+(``persona_dir=``) works the same way: its file names are its personas (``docs/add_a_persona.md``). The shipped
+personas also have register texts (``persona_metrics/persona/register/``), which only the ``posterior`` method's
+fit reads (:func:`register_texts`).
 """
 
 from __future__ import annotations
@@ -169,7 +171,7 @@ def resolve_samples(
     return samples | extra
 
 
-#: The ``posterior`` method's register texts (``persona/register/``: 16 per shipped persona, varied in length and
+#: The ``posterior`` method's register texts (``persona/register/``: 32 per shipped persona, varied in length and
 #: sub-style; provenance in the folder's README).
 REGISTER_TEXTS_FILE = "register_texts.jsonl"
 

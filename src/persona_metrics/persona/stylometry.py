@@ -1,5 +1,8 @@
 """The 10 stylometric features of the persona-quality methodology (persona_style card), pure functions of text.
 
+The 7 register markers at the end of this module are this project's: only ``method="posterior"`` adds them to the
+10 (:func:`style_vector`).
+
 Definitions used throughout:
 
 * **words**: a number with decimal or thousands separators (``4.5``, ``1,200``), or a maximal run of
