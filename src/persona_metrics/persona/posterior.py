@@ -28,7 +28,7 @@ from scipy.special import log_softmax, softmax
 #: L2 penalty on the weights of the standardised features. Chosen by leave-one-out over the shipped samples: each
 #: sample left out in turn, the model refitted without it (the register texts always in), the log-loss of its own
 #: persona on its first 2, 3 and 4 sentences (summary-length excerpts) averaged; over {0.3, 1, 3, 10, 30} it is
-#: 0.147, 0.142, 0.149, 0.184, 0.258: lowest at 1 (``docs/style.md`` §4.7). Smaller penalties give near-0/1
+#: 0.114, 0.105, 0.116, 0.156, 0.231: lowest at 1 (``docs/style.md`` §4.7). Smaller penalties give near-0/1
 #: probabilities on short texts; larger ones blur the personas together.
 POSTERIOR_L2 = 1.0
 #: The fit stops when the largest gradient component is below this many times the number of samples (the
