@@ -191,8 +191,11 @@ def wordllama_embed(texts: list[str]) -> np.ndarray:
     The package pads each batch of 64 texts, in the order given, to its longest text and takes the masked
     token sum (token after token, so padded zeros change nothing) over the token count. Here the token ids come
     from :class:`PieceTokenizer`, the texts are taken in order of token count and pooled 64 at a time (fewer for
-    long texts: at most :data:`WORDLLAMA_TOKENS` padded tokens), each batch padded to its own longest text; each
-    text's row is the package's own expression (a text without a token gets a zero row, as there).
+    long texts: at most :data:`WORDLLAMA_TOKENS` padded tokens), each batch padded to its own longest text. Each
+    text's row is the package's sum, token after token, over the token count (a text without a token gets a zero
+    row, as there); where the package multiplies every gathered row by the mask, here the padded rows are set to 0
+    (the real rows times 1 are themselves, a padded row times 0 is ±0, and adding ±0 leaves a sum unchanged: the
+    same floats, but a 0 sign when all of a text's tokens hold exactly −0.0 in one dimension; ±0 compare equal).
     """
     model = _wordllama_model()
     table = model.embedding
@@ -204,12 +207,14 @@ def wordllama_embed(texts: list[str]) -> np.ndarray:
         width = int(lengths[-1])
         if width == 0:
             continue
-        mask = (np.arange(width)[None, :] < lengths[:, None]).astype(np.float32)
+        pad = np.arange(width)[None, :] >= lengths[:, None]
         ids = np.zeros((len(batch), width), dtype=np.int32)  # the package pads with id 0
-        ids[mask > 0] = np.fromiter(itertools.chain.from_iterable(tokens[i] for i in batch), dtype=np.int32)
+        ids[~pad] = np.fromiter(itertools.chain.from_iterable(tokens[i] for i in batch), dtype=np.int32)
         np.clip(ids, 0, table.shape[0] - 1, out=ids)
-        count = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
-        out[batch] = np.sum(table[ids] * mask[..., np.newaxis], axis=1, dtype=np.float32) / count
+        rows = table[ids]
+        rows[pad] = 0.0  # what the package's mask product makes of them (up to the sign of a zero)
+        count = np.maximum(lengths, 1).astype(np.float32)[:, np.newaxis]  # token counts, exact in float32
+        out[batch] = np.sum(rows, axis=1, dtype=np.float32) / count
     return out
 
 
