@@ -10,6 +10,7 @@ fit reads (:func:`register_texts`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from functools import cache
@@ -185,6 +186,12 @@ def shipped_register_texts() -> dict[str, tuple[str, ...]]:
         row = json.loads(line)
         out.setdefault(row["persona"], []).append(row["text"])
     return {name: tuple(texts) for name, texts in sorted(out.items())}
+
+
+@cache
+def register_texts_digest() -> str:
+    """SHA-256 of the shipped register texts (what a cached posterior model records), computed once."""
+    return hashlib.sha256(json.dumps(shipped_register_texts()).encode("utf-8")).hexdigest()
 
 
 def register_texts(samples: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:

@@ -62,8 +62,8 @@ from persona_metrics.persona.samples import (
     check_persona_samples,
     load_persona_samples,
     persona_names,
+    register_texts_digest,
     resolve_samples,
-    shipped_register_texts,
     split_samples,
 )
 from persona_metrics.persona.stylometry import FEATURE_SET_VERSION, REGISTER_MARKERS, STYLE_FEATURES, is_wordless
@@ -98,7 +98,7 @@ CACHE_FORMAT = 2
 def _built_with() -> dict[str, str]:
     """What a cached model's numbers depend on besides the samples: feature-set, package and model versions."""
     versions = {name: package_version(name) for name in FEATURE_PACKAGES}
-    register = {"register_texts": hashlib.sha256(json.dumps(shipped_register_texts()).encode("utf-8")).hexdigest()}
+    register = {"register_texts": register_texts_digest()}
     return {"feature_set_version": FEATURE_SET_VERSION} | versions | {"posterior": POSTERIOR_SIGNATURE} | register
 
 

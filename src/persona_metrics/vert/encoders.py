@@ -102,36 +102,21 @@ _PIECE = re.compile("\u2581+[^\u2581]*|[^\u2581]+")
 
 
 class PieceTokenizer:
-    """WordLlama's token ids of a text, each word's BPE run once (``docs/vert.md`` §9).
+    """WordLlama's token ids of a text, each word's BPE run once per call (``docs/vert.md`` §9).
 
     WordLlama's tokenizer normalizes a text to ``"▁" + text.replace(" ", "▁")`` and runs its BPE model on the
     whole string (there is no pre-tokenizer). No token of its vocabulary has a ``▁`` after another character, so
     no merge can join a piece ``▁…▁x…`` (a run of ``▁`` and the characters up to the next ``▁``) to its
     neighbours: BPE on the whole string is BPE on each piece, end to end. Here each distinct piece goes through
-    the same BPE model once per object (``model.tokenize``; :func:`wordllama_embed` makes one per call, so the
-    memo lives as long as a chunk) and texts are assembled from the memo. Texts that contain an added token
-    (``<s>`` …, split off before normalizing) go through the tokenizer itself, and so does every text when the
-    tokenizer is not of that form (checked on construction).
+    the same BPE model once (``model.tokenize``) and texts are assembled from the cache. Texts that contain an
+    added token (``<s>`` …, split off before normalizing) go through the tokenizer itself, and so does every
+    text when the tokenizer is not of that form (checked on construction).
     """
 
     def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
         self.exact, self.added = _piece_form(tokenizer)
         self.pieces: dict[str, list[int]] = {}
-
-    def _piece_ids(self, pieces: list[str]) -> list[int]:
-        """The ids of a text's pieces end to end, running the BPE model on the pieces not seen before."""
-        memo = self.pieces
-        try:
-            return list(itertools.chain.from_iterable(map(memo.__getitem__, pieces)))
-        except KeyError:
-            tokenize, ids = self.tokenizer.model.tokenize, []
-            for piece in pieces:
-                cached = memo.get(piece)
-                if cached is None:
-                    cached = memo[piece] = [token.id for token in tokenize(piece)]
-                ids += cached
-            return ids
 
     def ids(self, texts: list[str]) -> list[list[int]]:
         """Token ids of each text, as ``tokenizer.encode(text, add_special_tokens=False).ids``."""
@@ -141,7 +126,13 @@ class PieceTokenizer:
             if not self.exact or any(token in text for token in self.added):
                 direct.append(k)
                 continue
-            out[k] = self._piece_ids(_PIECE.findall("\u2581" + text.replace(" ", "\u2581"))) if text else []
+            ids: list[int] = []
+            for piece in _PIECE.findall("\u2581" + text.replace(" ", "\u2581")) if text else ():
+                cached = self.pieces.get(piece)
+                if cached is None:
+                    cached = self.pieces[piece] = [token.id for token in self.tokenizer.model.tokenize(piece)]
+                ids += cached
+            out[k] = ids
         if direct:
             encode = getattr(self.tokenizer, "encode_batch_fast", self.tokenizer.encode_batch)
             encodings = encode([texts[k] for k in direct], add_special_tokens=False)
