@@ -16,12 +16,17 @@
    with the process's peak memory and the embedding cache's size at the end, beside its **floor**: the forward
    FLOPs the run needs (every embedded text once, unpadded: ``BertScore.forward_flops``) at the fp32 matmul rate
    measured here at the same torch thread count (``bench_quality.matmul_rate``: ``torch.mm`` on the MiniLM's
-   feed-forward shape, best of 5). ``--rows PATH`` writes the row of ``make bench`` (target: within 1.3x the
-   floor; the values' check is the side-by-side part).
+   feed-forward shape, best of 5; on a GPU, :func:`device_matmul_rate`: the same product at the pass shape the
+   library runs there, in the run's dtype). ``--rows PATH`` writes the row of ``make bench`` (target: within 1.3x
+   the floor; the values' check is the side-by-side part);
+4. ``--peer-full`` (with ``--full``; meant for a GPU): ``bert_score.score`` at its default batch size on the same
+   device over every unique unordered pair of the first model's two passes (F1 is symmetric), timed, and its σ
+   against this library's on the same pairs (max |Δ| printed; bert_score's padded batches move σ, §3.7).
 
     python scripts/make_synthetic_pens.py outputs/synthetic_pens
     python scripts/bench_bertscore.py outputs/synthetic_pens [--full] [--dtype bfloat16] [--num-threads 1]
     python scripts/bench_bertscore.py outputs/synthetic_pens --full --rows rows.json
+    python scripts/bench_bertscore.py outputs/synthetic_pens --full --device cuda --peer-full   # on a GPU
 """
 
 from __future__ import annotations
@@ -47,6 +52,30 @@ from persona_metrics.personalization import DocumentGroup, PersonalizationScorer
 EXACT = 1e-6
 #: The full run's target: at most this many times its floor (issue 25).
 FLOOR_TARGET = 1.3
+
+
+def device_matmul_rate(device: str, dtype: str, rows: int, hidden: int, inter: int) -> float:
+    """GFLOP/s of ``torch.mm`` on a GPU at the library's pass shape ``(rows, hidden) x (hidden, inter)``.
+
+    float32 with TF32 off (torch's default, the library's float32), bfloat16 for ``dtype="bfloat16"`` (autocast's
+    matmul dtype); best of 5 timings of 50 products after a warm-up, each timing synchronised.
+    """
+    import torch
+
+    kind = torch.bfloat16 if dtype == "bfloat16" else torch.float64 if dtype == "float64" else torch.float32
+    a = torch.randn(rows, hidden, device=device, dtype=kind)
+    b = torch.randn(hidden, inter, device=device, dtype=kind)
+    for _ in range(10):
+        torch.mm(a, b)
+    torch.cuda.synchronize(device)
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(50):
+            torch.mm(a, b)
+        torch.cuda.synchronize(device)
+        best = min(best, time.perf_counter() - start)
+    return 2 * rows * hidden * inter * 50 / best / 1e9
 
 
 def pass_pairs(groups: Sequence[DocumentGroup], refs: Sequence[str], preds: Sequence[str]) -> list[tuple[str, str]]:
@@ -142,10 +171,19 @@ def full(
     dist = BertScore(**options(args))
     dist.prepare(["load the model before timing"])
     threads = torch.get_num_threads() if args.num_threads is None else args.num_threads
-    with_threads = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    rate = matmul_rate()
-    torch.set_num_threads(with_threads)
+    on_gpu = str(dist.device).startswith("cuda")
+    if on_gpu:
+        _, hidden, inter = dist.flop_sizes()
+        rate = device_matmul_rate(str(dist.device), dist.dtype, dist._load().batch_tokens, hidden, inter)
+        kind = "fp32 (TF32 off)" if dist.dtype == "float32" else dist.dtype
+        unit = f"{kind} matmul on {torch.cuda.get_device_name()}"
+        torch.cuda.reset_peak_memory_stats()
+    else:
+        with_threads = torch.get_num_threads()
+        torch.set_num_threads(threads)
+        rate = matmul_rate()
+        torch.set_num_threads(with_threads)
+        unit = f"fp32 matmul on {threads} thread(s)"
     groups = [g for g in group_documents(docs, ids) if len(g.indices) >= 2]
     texts = [g.document for g in groups] + [side[i] for side in (refs, preds) for g in groups for i in g.indices]
     needed, executed = dist.forward_flops(texts)
@@ -164,13 +202,40 @@ def full(
         f"  model pass     {t_model / 60:6.2f} min",
         f"  first model    {total / 60:6.2f} min  ({cpu / 60:.2f} CPU-min)",
         f"  floor          {floor / 60:6.2f} min  (forward FLOPs needed {needed / 1e12:.1f} T, executed "
-        f"{executed / 1e12:.1f} T = {executed / needed:.3f}x, at {rate:.0f} GFLOP/s fp32 matmul on {threads} "
-        f"thread(s)); first model / floor = {total / floor:.2f}x (target <= {FLOOR_TARGET}x)",
+        f"{executed / 1e12:.1f} T = {executed / needed:.3f}x, at {rate:.0f} GFLOP/s {unit}); "
+        f"first model / floor = {total / floor:.2f}x (target <= {FLOOR_TARGET}x)",
         f"  PerSEval {result.perseval:.6f}, DEGRESS {result.degress:.6f}",
         f"  embedding cache at the end {dist.cached_bytes / 2**20:.0f} MiB (bound {dist.cache_mb} MiB); "
-        f"peak memory of the process {peak_gb:.2f} GB",
+        f"peak memory of the process {peak_gb:.2f} GB"
+        + (f", peak GPU memory allocated {torch.cuda.max_memory_allocated() / 2**30:.2f} GiB" if on_gpu else ""),
     ]
-    return lines, {"seconds": total, "floor": floor, "peak_mb": peak_gb * 1024, "threads": threads}
+    where = f"{torch.cuda.get_device_name()}, {dist.dtype}" if on_gpu else f"{threads} torch threads"
+    run = {"seconds": total, "floor": floor, "peak_mb": peak_gb * 1024, "where": where, "distance": dist}
+    return lines, run
+
+
+def peer_full(
+    dist: BertScore, pairs: list[tuple[str, str]], first_model_s: float, args: argparse.Namespace
+) -> tuple[list[str], float, float]:
+    """bert_score at its default batch size over ``pairs`` on the run's device, beside this library's σ.
+
+    Report lines, bert_score's seconds and max |σ − bert_score|.
+    """
+    from bert_score import score
+
+    refs, cands = [a for a, _ in pairs], [b for _, b in pairs]
+    t_bs, (_, _, f1) = timed(
+        lambda: score(cands, refs, model_type=dist._path(), num_layers=dist.layer(), device=str(dist.device))
+    )
+    t_ours, ours = timed(lambda: dist.pairwise(pairs))
+    diff = float(np.abs(ours - (1.0 - f1.numpy().astype(np.float64))).max())
+    line = (
+        f"peer at full scale: bert_score.score (default batch size) on {dist.device}, {len(pairs):,} unique pairs "
+        f"(both passes, unordered): {t_bs:.1f} s, against the first model's {first_model_s:.1f} s here = "
+        f"{t_bs / first_model_s:.2f}x; max |sigma - bert_score| = {diff:.2e} "
+        f"(this library's sigma of the same pairs, from its cache: {t_ours:.1f} s)"
+    )
+    return [line], t_bs, diff
 
 
 def full_counts(groups: Sequence[DocumentGroup], refs: Sequence[str], preds: Sequence[str]) -> dict[str, int]:
@@ -199,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-mb", type=int, help="embedding cache bound in MiB (default: the library's, 4096)")
     parser.add_argument("--device")
     parser.add_argument("--rows", type=Path, help="write the make-bench row (JSON) here (with --full)")
+    parser.add_argument("--peer-full", action="store_true", help="with --full: bert_score over the same pairs")
     args = parser.parse_args(argv)
 
     ds = load_pens(args.pens_dir)
@@ -214,9 +280,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.full:
         report, run = full(refs, docs, ids, preds, args)
         lines += [*report, ""]
+        if args.peer_full:
+            unordered = {frozenset(pair): pair for pair in pass_pairs(groups, refs, preds)}  # F1 is symmetric
+            pairs = list(unordered.values())
+            lines += [*peer_full(run["distance"], pairs, run["seconds"], args)[0], ""]
         if args.rows:
             row = {
-                "metric": f"BERTScore PerSEval, first model ({run['threads']} torch threads)",
+                "metric": f"BERTScore PerSEval, first model ({run['where']})",
                 "size": f"full synthetic PENS ({len(groups):,} documents)", "project_s": run["seconds"],
                 "peer": "FLOP floor", "peer_s": run["floor"], "ratio": run["floor"] / run["seconds"],
                 "max_abs_diff": diff, "tolerance": EXACT, "values_ok": ok, "peak_mb": run["peak_mb"],
