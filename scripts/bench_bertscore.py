@@ -214,13 +214,8 @@ def full(
     return lines, run
 
 
-def peer_full(
-    dist: BertScore, pairs: list[tuple[str, str]], first_model_s: float, args: argparse.Namespace
-) -> tuple[list[str], float, float]:
-    """bert_score at its default batch size over ``pairs`` on the run's device, beside this library's σ.
-
-    Report lines, bert_score's seconds and max |σ − bert_score|.
-    """
+def peer_full(dist: BertScore, pairs: list[tuple[str, str]], first_model_s: float) -> str:
+    """bert_score at its default batch size over ``pairs`` on the run's device, beside this library's σ (one line)."""
     from bert_score import score
 
     refs, cands = [a for a, _ in pairs], [b for _, b in pairs]
@@ -229,13 +224,12 @@ def peer_full(
     )
     t_ours, ours = timed(lambda: dist.pairwise(pairs))
     diff = float(np.abs(ours - (1.0 - f1.numpy().astype(np.float64))).max())
-    line = (
+    return (
         f"peer at full scale: bert_score.score (default batch size) on {dist.device}, {len(pairs):,} unique pairs "
         f"(both passes, unordered): {t_bs:.1f} s, against the first model's {first_model_s:.1f} s here = "
         f"{t_bs / first_model_s:.2f}x; max |sigma - bert_score| = {diff:.2e} "
         f"(this library's sigma of the same pairs, from its cache: {t_ours:.1f} s)"
     )
-    return [line], t_bs, diff
 
 
 def full_counts(groups: Sequence[DocumentGroup], refs: Sequence[str], preds: Sequence[str]) -> dict[str, int]:
@@ -283,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.peer_full:
             unordered = {frozenset(pair): pair for pair in pass_pairs(groups, refs, preds)}  # F1 is symmetric
             pairs = list(unordered.values())
-            lines += [*peer_full(run["distance"], pairs, run["seconds"], args)[0], ""]
+            lines += [peer_full(run["distance"], pairs, run["seconds"]), ""]
         if args.rows:
             row = {
                 "metric": f"BERTScore PerSEval, first model ({run['where']})",
