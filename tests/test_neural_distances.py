@@ -387,6 +387,22 @@ def test_options_threads_and_batch_size_keep_values() -> None:
     assert torch.get_num_threads() == before
 
 
+def test_block_passes_give_bits_independent_of_threads_and_chunks() -> None:
+    """The CPU block pass: 1, 2 or 3 worker threads, chunks of 64 tokens or of every text at once, the same bits
+    (every linear product has one shape and runs on one thread; nothing mixes rows of different texts)."""
+    import torch
+
+    pairs = perseval_pairs()[:60]
+    expected = BertScore(device="cpu").pairwise(pairs)
+    before = torch.get_num_threads()
+    for options in ({"num_threads": 1}, {"num_threads": 3, "batch_size": 64}, {"num_threads": 2, "batch_size": 10**6}):
+        dist = BertScore(device="cpu", **options)
+        np.testing.assert_array_equal(dist.pairwise(pairs), expected)
+        assert dist._setup is not None
+        assert dist._setup.blocks
+    assert torch.get_num_threads() == before
+
+
 # --- bf16 ---------------------------------------------------------------------------------------------------
 def _avx2_forced_on_an_avx512_bf16_cpu() -> bool:
     """``make test-avx2`` on a CPU with AVX-512 BF16: torch 2.13's bf16 attention still packs for AVX-512 VNNI and

@@ -492,32 +492,35 @@ def test_quality_bertscore_matches_bert_score_side_by_side(minilm: str) -> None:
 
 
 def test_quality_bertscore_embeds_each_text_once_in_the_counted_passes(monkeypatch) -> None:
-    """Each unique text once (the references repeat), in the fixed-shape passes ``pass_shapes`` predicts; the
-    FLOP account (``forward_flops``) is what those passes execute, and it exceeds the needed FLOPs (a length's last
-    pass is filled up with copies: the price of bits that depend on nothing but the text)."""
-    from persona_metrics.distances import BertScore
-    from persona_metrics.distances.neural import encoder_flops, pass_shapes
+    """Each unique text once (the references repeat), in the block-pass chunks ``_block_chunks`` predicts; the FLOP
+    account (``forward_flops``) is what those chunks execute: the needed FLOPs plus the linear layers' padded rows,
+    fewer than ``BLOCK_ROWS`` per chunk."""
+    from persona_metrics.distances import neural
+    from persona_metrics.distances.neural import BLOCK_ROWS, _block_chunks, encoder_flops
 
     dist = quality.quality_bertscore(BertScoreConfig())
-    shapes: list[tuple[int, int]] = []
-    forward = BertScore._forward
+    chunks: list[list[int]] = []
+    block = neural._block_hidden
 
-    def spy(self, setup, ids):  # type: ignore[no-untyped-def]
-        shapes.append(ids.shape)
-        return forward(self, setup, ids)
+    def spy(model, chunk):  # type: ignore[no-untyped-def]
+        chunks.append([len(ids) for ids in chunk])
+        return block(model, chunk)
 
-    monkeypatch.setattr(BertScore, "_forward", spy)
+    monkeypatch.setattr(neural, "_block_hidden", spy)
     dist.clear_cache()
     preds = [f"{PREDS[i % 2]} Item {i}." for i in range(7)]
     score_content(preds, [REFS[0]] * 7)
     unique = [*preds, REFS[0]]
     lengths = dist.token_lengths(unique)
-    expected = pass_shapes(lengths, dist._load().batch_tokens)
-    assert sorted(shapes) == sorted(expected)
+    assert dist._load().blocks
+    expected = [[lengths[i] for i in chunk] for chunk in _block_chunks(lengths, dist._load().batch_tokens)]
+    assert sorted(chunks) == sorted(expected)
     needed, executed = dist.forward_flops(unique + preds)
-    sizes = dist.flop_sizes()
+    layers, hidden, inter = sizes = dist.flop_sizes()
     assert needed == sum(encoder_flops(1, n, *sizes) for n in lengths)
-    assert executed == sum(encoder_flops(rows, n, *sizes) for rows, n in expected) > 2 * needed
+    padded = sum(-(-sum(chunk) // BLOCK_ROWS) * BLOCK_ROWS - sum(chunk) for chunk in expected)
+    assert 0 <= padded < BLOCK_ROWS * len(expected)
+    assert executed == needed + 2 * layers * padded * (4 * hidden * hidden + 2 * hidden * inter)
 
 
 def test_encoder_flops_by_hand() -> None:
@@ -527,3 +530,14 @@ def test_encoder_flops_by_hand() -> None:
     assert encoder_flops(3, 10, 6, 384, 1536) == 2 * 6 * 3 * 10 * (4 * 384**2 + 2 * 384 * 1536 + 2 * 10 * 384)
     assert pass_shapes([5, 5, 5, 9], 10) == [(2, 5), (2, 5), (1, 9)]
     assert pass_shapes([5, 5, 5, 9], 1) == [(1, 5), (1, 5), (1, 5), (1, 9)]
+
+
+def test_block_pass_flops_by_hand() -> None:
+    """Texts of 9, 5 and 5 tokens in chunks of 10 tokens: by length, [5, 5] then [9]; each chunk's linear layers on
+    128 rows (10 and 9 tokens padded), attention 4 × layers × L² × H per text."""
+    from persona_metrics.distances.neural import _block_chunks, block_pass_flops
+
+    assert _block_chunks([9, 5, 5], 10) == [[1, 2], [0]]
+    linear = 2 * 6 * 128 * (4 * 384**2 + 2 * 384 * 1536)
+    attention = 4 * 6 * 384 * (5**2 + 5**2 + 9**2)
+    assert block_pass_flops([9, 5, 5], 10, 6, 384, 1536) == 2 * linear + attention

@@ -3,17 +3,21 @@
 Nothing here imports torch or transformers at module import time (a ``device`` option imports torch to check
 it).
 
-Both embed texts in forward passes whose shape depends only on each text's own token length (equal-length
-texts together, no padding, a fixed number of rows per length: :func:`_fixed_shape_batches`), so a text's
-representation is bit-identical whatever else is embedded with it, before it, or in which order
-(``docs/perseval.md`` §3.7).
+Both embed texts so that a text's representation is bit-identical whatever else is embedded with it, before it,
+or in which order (``docs/perseval.md`` §3.7): BERTScore with a BERT model on the CPU in block passes (a call's
+tokens in one matrix, every linear layer in fixed :data:`BLOCK_ROWS`-row products on one thread, attention per
+text: :func:`_block_pass`), which also makes the bits independent of the thread count; otherwise in forward
+passes whose shape depends only on each text's own token length (equal-length texts together, no padding, a
+fixed number of rows per length: :func:`_fixed_shape_batches`).
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +46,12 @@ GPU_BATCH_TOKENS = 16384
 #: Default tokens per BERTScore forward pass on CPU: as fast as larger passes, and a short last pass of a
 #: length (filled up to its fixed shape) costs little.
 BERTSCORE_CPU_BATCH_TOKENS = 512
+#: Rows of every linear-layer product of a BERTScore block pass: fixed, so a token's result depends on its own row
+#: only (:func:`_block_pass`).
+BLOCK_ROWS = 128
+#: Default tokens per chunk of a block pass (the texts one worker thread embeds together; at most
+#: ``BLOCK_ROWS - 1`` padded rows per chunk).
+BLOCK_CHUNK_TOKENS = 1024
 #: Default tokens per InfoLM forward pass on CPU (64 texts at the authors' 20 wordpieces).
 INFOLM_CPU_BATCH_TOKENS = 1280
 #: Default bound of the BERTScore embedding cache, in MiB (``cache_mb``).
@@ -213,6 +223,137 @@ def _one_blas_thread() -> Iterator[None]:
         yield
 
 
+def _block_chunks(lengths: Sequence[int], chunk_tokens: int) -> list[list[int]]:
+    """The texts of each chunk of a block pass: ordered by token length (stable), a chunk closed at ``chunk_tokens``."""
+    chunks: list[list[int]] = []
+    chunk: list[int] = []
+    size = 0
+    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
+        chunk.append(i)
+        size += lengths[i]
+        if size >= chunk_tokens:
+            chunks.append(chunk)
+            chunk, size = [], 0
+    if chunk:
+        chunks.append(chunk)
+    return chunks
+
+
+def block_pass_flops(lengths: Sequence[int], chunk_tokens: int, layers: int, hidden: int, intermediate: int) -> int:
+    """FLOPs of a block pass over texts of these token lengths (:func:`encoder_flops`' terms, padded rows included).
+
+    The linear layers run on each chunk's tokens padded up to a multiple of :data:`BLOCK_ROWS`; attention runs
+    on each text alone.
+    """
+    total = 0
+    for chunk in _block_chunks(lengths, chunk_tokens):
+        rows = -(-sum(lengths[i] for i in chunk) // BLOCK_ROWS) * BLOCK_ROWS
+        total += 2 * layers * rows * (4 * hidden * hidden + 2 * hidden * intermediate)
+        total += sum(4 * layers * lengths[i] * lengths[i] * hidden for i in chunk)
+    return total
+
+
+def _is_block_model(model: Any) -> bool:
+    """Whether :func:`_block_hidden` computes this model's forward pass: BERT (absolute positions, its blocks)."""
+    config = model.config
+    if config.model_type != "bert" or getattr(config, "position_embedding_type", "absolute") != "absolute":
+        return False
+    embeddings, encoder = getattr(model, "embeddings", None), getattr(model, "encoder", None)
+    parts = ("word_embeddings", "position_embeddings", "token_type_embeddings", "LayerNorm")
+    return all(hasattr(embeddings, part) for part in parts) and hasattr(encoder, "layer")
+
+
+def _block_linear(x: Any, linear: Any) -> Any:
+    """``linear(x)`` computed as products of fixed ``BLOCK_ROWS``-row slices (``x``'s rows are a multiple of it)."""
+    import torch
+
+    out = x.new_empty(x.shape[0], linear.out_features)
+    weight = linear.weight.t()
+    for start in range(0, x.shape[0], BLOCK_ROWS):
+        torch.addmm(linear.bias, x[start : start + BLOCK_ROWS], weight, out=out[start : start + BLOCK_ROWS])
+    return out
+
+
+def _block_hidden(model: Any, chunk: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The last hidden state of each text of ``chunk`` (id arrays sorted by length), BERT's forward pass re-expressed.
+
+    Embeddings as BERT's (word, then token type 0, then position; layer norm). The texts' tokens stand in one
+    matrix, padded with zero rows to a multiple of :data:`BLOCK_ROWS`; every linear layer is computed in products
+    of that fixed shape, attention (``scaled_dot_product_attention``, no mask) on each group of equal-length
+    texts, layer norms and the activation by the model's own modules, row by row. No operation mixes rows of
+    different texts, and every product has one shape, so a text's result depends on the text alone (run on one
+    torch thread: no split of the work that could depend on the thread count).
+    """
+    import torch
+
+    emb = model.embeddings
+    lengths = [len(ids) for ids in chunk]
+    total = sum(lengths)
+    starts = np.cumsum([0, *lengths[:-1]]).tolist()
+    with torch.inference_mode():
+        words = emb.word_embeddings(torch.from_numpy(np.concatenate(chunk)))
+        positions = torch.from_numpy(np.concatenate([np.arange(n) for n in lengths]))
+        hidden = words.new_zeros(-(-total // BLOCK_ROWS) * BLOCK_ROWS, words.shape[1])
+        hidden[:total] = emb.LayerNorm(words + emb.token_type_embeddings.weight[0] + emb.position_embeddings(positions))
+        groups: list[tuple[int, int, int]] = []  # (first row, texts, length); the chunk is sorted by length
+        for start, length in zip(starts, lengths, strict=True):
+            if groups and groups[-1][2] == length:
+                groups[-1] = (groups[-1][0], groups[-1][1] + 1, length)
+            else:
+                groups.append((start, 1, length))
+        for layer in model.encoder.layer:
+            attention = layer.attention.self
+            heads, size = attention.num_attention_heads, attention.attention_head_size
+            q, k, v = (_block_linear(hidden, linear) for linear in (attention.query, attention.key, attention.value))
+            context = torch.zeros_like(hidden)
+            for first, count, length in groups:
+                end, shape = first + count * length, (count, length, heads, size)
+                group_q, group_k, group_v = (t[first:end].view(shape).transpose(1, 2) for t in (q, k, v))
+                heads_out = torch.nn.functional.scaled_dot_product_attention(
+                    group_q, group_k, group_v, scale=size**-0.5
+                )
+                context[first:end] = heads_out.transpose(1, 2).reshape(count * length, heads * size)
+            attended = layer.attention.output.LayerNorm(_block_linear(context, layer.attention.output.dense) + hidden)
+            inner = layer.intermediate.intermediate_act_fn(_block_linear(attended, layer.intermediate.dense))
+            hidden = layer.output.LayerNorm(_block_linear(inner, layer.output.dense) + attended)
+        return [hidden[start : start + n].numpy() for start, n in zip(starts, lengths, strict=True)]
+
+
+def _block_pass(
+    model: Any,
+    encoded: Sequence[np.ndarray],
+    chunk_tokens: int,
+    workers: int,
+    emit: Callable[[list[int], list[np.ndarray]], None],
+) -> None:
+    """:func:`_block_hidden` chunk by chunk (:func:`_block_chunks`) on ``workers`` threads.
+
+    ``emit(indices, states)`` takes each chunk in order as soon as it is done, and at most two chunks per worker are
+    started ahead of it, so the hidden states held at once stay bounded whatever the call's size. A failure
+    cancels the chunks not started and waits for the running ones.
+    """
+    chunks = iter(_block_chunks([len(ids) for ids in encoded], chunk_tokens))
+    workers = max(1, workers)
+    with _torch_threads(1), ThreadPoolExecutor(max_workers=workers) as pool:
+        pending: deque[tuple[list[int], Future[list[np.ndarray]]]] = deque()
+
+        def start(chunk: list[int]) -> None:
+            pending.append((chunk, pool.submit(_block_hidden, model, [encoded[i] for i in chunk])))
+
+        try:
+            for chunk in itertools.islice(chunks, 2 * workers):
+                start(chunk)
+            while pending:
+                chunk, future = pending.popleft()
+                states = future.result()
+                for following in itertools.islice(chunks, 1):
+                    start(following)
+                emit(chunk, states)
+        finally:
+            for _, future in pending:
+                future.cancel()
+
+
 @dataclass(frozen=True)
 class _Embedded:
     """L2-normalised token vectors of one text and their weights (0 for [CLS]/[SEP], 1 otherwise)."""
@@ -223,6 +364,13 @@ class _Embedded:
     @property
     def nbytes(self) -> int:
         return int(self.vectors.nbytes + self.weights.nbytes)
+
+
+def _embedded(hidden: np.ndarray, ids: np.ndarray, unweighted: np.ndarray) -> _Embedded:
+    """A text's L2-normalised token vectors and its weights (0 for the ``unweighted`` ids: CLS and SEP)."""
+    return _Embedded(
+        hidden / np.linalg.norm(hidden, axis=1, keepdims=True), np.where(np.isin(ids, unweighted), 0.0, 1.0)
+    )
 
 
 class _EmbeddingCache:
@@ -305,7 +453,8 @@ class _BertSetup:
     prefix_space: bool
     unweighted: np.ndarray  # CLS and SEP ids: weight 0
     bytes_per_token: int  # float32 vector + float64 weight
-    batch_tokens: int
+    batch_tokens: int  # tokens per fixed-shape pass, or per chunk of a block pass
+    blocks: bool  # block passes (:func:`_block_pass`): a BERT model on the CPU, float32 or float64
 
 
 class BertScore(Distance):
@@ -329,12 +478,18 @@ class BertScore(Distance):
     of a token is negative); here the max runs over real tokens only. A text whose encoding holds only CLS/SEP
     (e.g. only control characters) gets F = 0 here instead of NaN.
 
-    **Reproducible bit for bit.** Texts are embedded in forward passes whose shape depends only on the text's token
-    length (equal-length texts together, no padding, ``max(1, batch_size // length)`` rows, a short last pass
-    filled with copies), so a text's vectors do not depend on what else is embedded, before it or with it, nor on
-    the order of the pairs; for a given model, device, ``dtype``, ``batch_size``, thread count and library
-    versions the same pair always gives the same σ. (bert_score pads each batch, so its values move by ~1e-7 with
-    the batch; within 1e-6 of it here.)
+    **Reproducible bit for bit.** A text's vectors do not depend on what else is embedded, before it or with it,
+    nor on the order of the pairs. With a BERT model (the packaged MiniLM, ``bert-base-*``) on the CPU in float32
+    or float64, texts are embedded in block passes: a call's tokens stand in one matrix, every linear layer is
+    computed in products of a fixed :data:`BLOCK_ROWS` rows on one torch thread, attention on each text alone,
+    chunks of ``batch_size`` tokens on ``num_threads`` worker threads; so the same pair gives the same σ for a
+    given model, ``dtype`` and library versions on a given CPU, whatever the thread count and ``batch_size``
+    (sharded and distributed runs equal one process), and a call runs at most ``BLOCK_ROWS - 1`` padded rows per
+    chunk. Otherwise (other model families, a GPU, ``dtype="bfloat16"``) the passes have a shape that depends
+    only on the text's token length (equal-length texts together, no padding, ``max(1, batch_size // length)``
+    rows, a short last pass filled with copies), and the bits are those of one model, device, ``dtype``,
+    ``batch_size``, thread count and library versions. (bert_score pads each batch, so its values move by ~1e-7
+    with the batch; within 1e-6 of it here.)
 
     **Memory.** Token vectors are kept per text as float32 arrays in a least-recently-used cache of at most
     ``cache_mb`` MiB. A call scores its pairs in chunks whose texts fit that bound, in the order given (pairs whose
@@ -350,16 +505,16 @@ class BertScore(Distance):
             (:func:`persona_metrics.resources.minilm_path`).
         num_layers: hidden layer to use; default 6 for the packaged MiniLM, bert_score's ``model2layers`` entry
             for the Hub ids it knows, else the model's last layer.
-        batch_size: tokens per forward pass (rows × token length; a longer text goes alone); default 512 on CPU,
-            16384 on a GPU.
+        batch_size: tokens per chunk of a block pass (default 1024), else per fixed-shape forward pass (rows ×
+            token length; a longer text goes alone; default 512 on CPU, 16384 on a GPU).
         device: torch device; default ``"cuda"`` when available, else ``"cpu"``. A device this torch cannot use
             is a ``ValueError`` here.
         dtype: ``"float32"`` (default, exact), ``"bfloat16"`` (autocast: faster on CPUs with bf16 units and on
             GPUs, σ off by up to ~1e-3; ``docs/perseval.md`` §3.7) or ``"float64"`` (the network in double
             precision: the same σ on every CPU to ~1e-15, about 2x the float32 time; ``docs/cross_cpu.md``).
             A non-default dtype is named in the signature.
-        num_threads: torch threads for the forward passes (default: torch's current setting). Pair matching
-            always runs numpy's BLAS on one thread.
+        num_threads: worker threads of a block pass (each runs torch on one thread), else torch threads for the
+            forward passes (default: torch's current setting). Pair matching always runs numpy's BLAS on one thread.
         cache_mb: bound of the embedding cache in MiB (default 4096; 0 keeps nothing between chunks).
     """
 
@@ -453,6 +608,7 @@ class BertScore(Distance):
             )
         device = self.device or default_device()
         cut = _keep_first_layers(model, layer)
+        blocks = cut and device == "cpu" and self.dtype != "bfloat16" and _is_block_model(model)
         model.to(device).eval()
         if self.dtype == "float64":
             model.double()
@@ -469,7 +625,10 @@ class BertScore(Distance):
             prefix_space=isinstance(tokenizer, GPT2Tokenizer | RobertaTokenizer),  # as bert_score's sent_encode
             unweighted=np.array(special, dtype=np.int64),
             bytes_per_token=(8 if self.dtype == "float64" else 4) * int(getattr(config, "hidden_size", 1024)) + 8,
-            batch_tokens=_batch_tokens(self.batch_size, device, BERTSCORE_CPU_BATCH_TOKENS),
+            batch_tokens=_batch_tokens(
+                self.batch_size, device, BLOCK_CHUNK_TOKENS if blocks else BERTSCORE_CPU_BATCH_TOKENS
+            ),
+            blocks=blocks,
         )
         self.num_layers, self.device = layer, device
         logger.info("bertscore: loaded %s (layer %d) on %s", path, layer, device)
@@ -510,15 +669,30 @@ class BertScore(Distance):
             return (hidden.double() if self.dtype == "float64" else hidden.float()).cpu().numpy()
 
     def _embed(self, setup: _BertSetup, encoded: Sequence[np.ndarray], bar: Any) -> list[_Embedded]:
-        """The embedding of each encoded text, in fixed-shape passes (:func:`_fixed_shape_batches`)."""
-        out: list[_Embedded | None] = [None] * len(encoded)
+        """The embedding of each encoded text.
+
+        Block passes (:func:`_block_pass`) where ``setup.blocks``, else fixed-shape passes
+        (:func:`_fixed_shape_batches`).
+        """
+        if setup.blocks:
+            import torch
+
+            workers = self.num_threads if self.num_threads is not None else torch.get_num_threads()
+            out: list[_Embedded | None] = [None] * len(encoded)
+
+            def emit(chunk: list[int], states: list[np.ndarray]) -> None:
+                for i, vec in zip(chunk, states, strict=True):
+                    out[i] = _embedded(vec, encoded[i], setup.unweighted)
+                bar.update(len(chunk))
+
+            _block_pass(setup.model, encoded, setup.batch_tokens, workers, emit)
+            return out  # type: ignore[return-value]
+        out = [None] * len(encoded)
         with _torch_threads(self.num_threads):
             for batch, ids in _fixed_shape_batches(encoded, setup.batch_tokens):
                 hidden = self._forward(setup, ids)
                 for row, i in enumerate(batch):
-                    vec = hidden[row]
-                    weights = np.where(np.isin(ids[row], setup.unweighted), 0.0, 1.0)
-                    out[i] = _Embedded(vec / np.linalg.norm(vec, axis=1, keepdims=True), weights)
+                    out[i] = _embedded(hidden[row], ids[row], setup.unweighted)
                 bar.update(len(batch))
         return out  # type: ignore[return-value]
 
@@ -554,6 +728,8 @@ class BertScore(Distance):
         lengths = self.token_lengths([t for t in dict.fromkeys(texts) if not is_empty_text(t)])
         sizes = self.flop_sizes()
         needed = sum(encoder_flops(1, length, *sizes) for length in lengths)
+        if setup.blocks:
+            return needed, block_pass_flops(lengths, setup.batch_tokens, *sizes)
         executed = sum(encoder_flops(rows, length, *sizes) for rows, length in pass_shapes(lengths, setup.batch_tokens))
         return needed, executed
 
