@@ -608,7 +608,7 @@ class BertScore(Distance):
             )
         device = self.device or default_device()
         cut = _keep_first_layers(model, layer)
-        blocks = cut and device == "cpu" and self.dtype != "bfloat16" and _is_block_model(model)
+        blocks = cut and device.split(":")[0] == "cpu" and self.dtype != "bfloat16" and _is_block_model(model)
         model.to(device).eval()
         if self.dtype == "float64":
             model.double()
