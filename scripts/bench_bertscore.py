@@ -16,8 +16,8 @@
    with the process's peak memory and the embedding cache's size at the end, beside its **floor**: the forward
    FLOPs the run needs (every embedded text once, unpadded: ``BertScore.forward_flops``) at the fp32 matmul rate
    measured here at the same torch thread count (``bench_quality.matmul_rate``: ``torch.mm`` on the MiniLM's
-   feed-forward shape, best of 5; on a GPU, :func:`device_matmul_rate`: the same product at the pass shape the
-   library runs there, in the run's dtype). ``--rows PATH`` writes the row of ``make bench`` (target: within 1.3x
+   feed-forward shape, best of 5; on a GPU the same product at the pass shape the library runs there, in the run's
+   dtype). ``--rows PATH`` writes the row of ``make bench`` (target: within 1.3x
    the floor; the values' check is the side-by-side part);
 4. ``--peer-full`` (with ``--full``; meant for a GPU): ``bert_score.score`` at its default batch size on the same
    device over every unique unordered pair of the first model's two passes (F1 is symmetric), timed, and its σ
@@ -52,30 +52,6 @@ from persona_metrics.personalization import DocumentGroup, PersonalizationScorer
 EXACT = 1e-6
 #: The full run's target: at most this many times its floor (issue 25).
 FLOOR_TARGET = 1.3
-
-
-def device_matmul_rate(device: str, dtype: str, rows: int, hidden: int, inter: int) -> float:
-    """GFLOP/s of ``torch.mm`` on a GPU at the library's pass shape ``(rows, hidden) x (hidden, inter)``.
-
-    float32 with TF32 off (torch's default, the library's float32), bfloat16 for ``dtype="bfloat16"`` (autocast's
-    matmul dtype); best of 5 timings of 50 products after a warm-up, each timing synchronised.
-    """
-    import torch
-
-    kind = torch.bfloat16 if dtype == "bfloat16" else torch.float64 if dtype == "float64" else torch.float32
-    a = torch.randn(rows, hidden, device=device, dtype=kind)
-    b = torch.randn(hidden, inter, device=device, dtype=kind)
-    for _ in range(10):
-        torch.mm(a, b)
-    torch.cuda.synchronize(device)
-    best = float("inf")
-    for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(50):
-            torch.mm(a, b)
-        torch.cuda.synchronize(device)
-        best = min(best, time.perf_counter() - start)
-    return 2 * rows * hidden * inter * 50 / best / 1e9
 
 
 def pass_pairs(groups: Sequence[DocumentGroup], refs: Sequence[str], preds: Sequence[str]) -> list[tuple[str, str]]:
@@ -173,8 +149,7 @@ def full(
     threads = torch.get_num_threads() if args.num_threads is None else args.num_threads
     on_gpu = str(dist.device).startswith("cuda")
     if on_gpu:
-        _, hidden, inter = dist.flop_sizes()
-        rate = device_matmul_rate(str(dist.device), dist.dtype, dist._load().batch_tokens, hidden, inter)
+        rate = matmul_rate(dist._load().batch_tokens, str(dist.device), dist.dtype)
         kind = "fp32 (TF32 off)" if dist.dtype == "float32" else dist.dtype
         unit = f"{kind} matmul on {torch.cuda.get_device_name()}"
         torch.cuda.reset_peak_memory_stats()

@@ -239,6 +239,11 @@ def _block_chunks(lengths: Sequence[int], chunk_tokens: int) -> list[list[int]]:
     return chunks
 
 
+def _block_rows(tokens: int) -> int:
+    """Rows of a block-pass chunk of ``tokens`` tokens: padded up to a multiple of :data:`BLOCK_ROWS`."""
+    return -(-tokens // BLOCK_ROWS) * BLOCK_ROWS
+
+
 def block_pass_flops(lengths: Sequence[int], chunk_tokens: int, layers: int, hidden: int, intermediate: int) -> int:
     """FLOPs of a block pass over texts of these token lengths (:func:`encoder_flops`' terms, padded rows included).
 
@@ -247,7 +252,7 @@ def block_pass_flops(lengths: Sequence[int], chunk_tokens: int, layers: int, hid
     """
     total = 0
     for chunk in _block_chunks(lengths, chunk_tokens):
-        rows = -(-sum(lengths[i] for i in chunk) // BLOCK_ROWS) * BLOCK_ROWS
+        rows = _block_rows(sum(lengths[i] for i in chunk))
         total += 2 * layers * rows * (4 * hidden * hidden + 2 * hidden * intermediate)
         total += sum(4 * layers * lengths[i] * lengths[i] * hidden for i in chunk)
     return total
@@ -293,7 +298,7 @@ def _block_hidden(model: Any, chunk: Sequence[np.ndarray]) -> list[np.ndarray]:
     with torch.inference_mode():
         words = emb.word_embeddings(torch.from_numpy(np.concatenate(chunk)))
         positions = torch.from_numpy(np.concatenate([np.arange(n) for n in lengths]))
-        hidden = words.new_zeros(-(-total // BLOCK_ROWS) * BLOCK_ROWS, words.shape[1])
+        hidden = words.new_zeros(_block_rows(total), words.shape[1])
         hidden[:total] = emb.LayerNorm(words + emb.token_type_embeddings.weight[0] + emb.position_embeddings(positions))
         groups: list[tuple[int, int, int]] = []  # (first row, texts, length); the chunk is sorted by length
         for start, length in zip(starts, lengths, strict=True):
@@ -346,7 +351,8 @@ def _block_pass(
             while pending:
                 chunk, future = pending.popleft()
                 states = future.result()
-                for following in itertools.islice(chunks, 1):
+                following = next(chunks, None)
+                if following is not None:
                     start(following)
                 emit(chunk, states)
         finally:
@@ -674,20 +680,18 @@ class BertScore(Distance):
         Block passes (:func:`_block_pass`) where ``setup.blocks``, else fixed-shape passes
         (:func:`_fixed_shape_batches`).
         """
+        out: list[_Embedded | None] = [None] * len(encoded)
         if setup.blocks:
             import torch
-
-            workers = self.num_threads if self.num_threads is not None else torch.get_num_threads()
-            out: list[_Embedded | None] = [None] * len(encoded)
 
             def emit(chunk: list[int], states: list[np.ndarray]) -> None:
                 for i, vec in zip(chunk, states, strict=True):
                     out[i] = _embedded(vec, encoded[i], setup.unweighted)
                 bar.update(len(chunk))
 
+            workers = self.num_threads if self.num_threads is not None else torch.get_num_threads()
             _block_pass(setup.model, encoded, setup.batch_tokens, workers, emit)
             return out  # type: ignore[return-value]
-        out = [None] * len(encoded)
         with _torch_threads(self.num_threads):
             for batch, ids in _fixed_shape_batches(encoded, setup.batch_tokens):
                 hidden = self._forward(setup, ids)

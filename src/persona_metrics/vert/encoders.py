@@ -108,7 +108,8 @@ class PieceTokenizer:
     whole string (there is no pre-tokenizer). No token of its vocabulary has a ``▁`` after another character, so
     no merge can join a piece ``▁…▁x…`` (a run of ``▁`` and the characters up to the next ``▁``) to its
     neighbours: BPE on the whole string is BPE on each piece, end to end. Here each distinct piece goes through
-    the same BPE model once (``model.tokenize``) and texts are assembled from the cache. Texts that contain an
+    the same BPE model once per object (``model.tokenize``; :func:`wordllama_embed` makes one per call) and texts
+    are assembled from its memo. Texts that contain an
     added token (``<s>`` …, split off before normalizing) go through the tokenizer itself, and so does every
     text when the tokenizer is not of that form (checked on construction).
     """
