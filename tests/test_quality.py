@@ -533,11 +533,14 @@ def test_encoder_flops_by_hand() -> None:
 
 
 def test_block_pass_flops_by_hand() -> None:
-    """Texts of 9, 5 and 5 tokens in chunks of 10 tokens: by length, [5, 5] then [9]; each chunk's linear layers on
-    128 rows (10 and 9 tokens padded), attention 4 × layers × L² × H per text."""
+    """Texts of 9, 5, 5, 120 and 120 tokens in chunks of 10 tokens, by length: [5, 5] holds 10 tokens and the 9 still
+    fits in its 128 padded rows (19 tokens); each 120 would not fit beside the chunk before it (139 and 240 > 128),
+    so each closes one. Each chunk's linear layers on 128 rows, attention 4 × layers × L² × H per text."""
     from persona_metrics.distances.neural import _block_chunks, block_pass_flops
 
-    assert _block_chunks([9, 5, 5], 10) == [[1, 2], [0]]
+    lengths = [9, 5, 5, 120, 120]
+    assert _block_chunks(lengths, 10) == [[1, 2, 0], [3], [4]]
+    assert _block_chunks(lengths[:3], 10) == [[1, 2, 0]]
     linear = 2 * 6 * 128 * (4 * 384**2 + 2 * 384 * 1536)
-    attention = 4 * 6 * 384 * (5**2 + 5**2 + 9**2)
-    assert block_pass_flops([9, 5, 5], 10, 6, 384, 1536) == 2 * linear + attention
+    attention = 4 * 6 * 384 * (5**2 + 5**2 + 9**2 + 2 * 120**2)
+    assert block_pass_flops(lengths, 10, 6, 384, 1536) == 3 * linear + attention

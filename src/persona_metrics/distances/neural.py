@@ -224,16 +224,20 @@ def _one_blas_thread() -> Iterator[None]:
 
 
 def _block_chunks(lengths: Sequence[int], chunk_tokens: int) -> list[list[int]]:
-    """The texts of each chunk of a block pass: ordered by token length (stable), a chunk closed at ``chunk_tokens``."""
+    """The texts of each chunk of a block pass, ordered by token length (stable).
+
+    A chunk takes texts until it holds ``chunk_tokens`` tokens, then goes on taking each next text that fits in the
+    rows its last block pads anyway (:func:`_block_rows`): those texts' linear layers cost nothing more.
+    """
     chunks: list[list[int]] = []
     chunk: list[int] = []
     size = 0
     for i in sorted(range(len(lengths)), key=lengths.__getitem__):
-        chunk.append(i)
-        size += lengths[i]
-        if size >= chunk_tokens:
+        if size >= chunk_tokens and size + lengths[i] > _block_rows(size):
             chunks.append(chunk)
             chunk, size = [], 0
+        chunk.append(i)
+        size += lengths[i]
     if chunk:
         chunks.append(chunk)
     return chunks
