@@ -163,10 +163,11 @@ def full(
     if on_gpu:
         kind = "fp32 (TF32 off)" if dist.dtype == "float32" else dist.dtype
         unit = f"{kind} matmul on {torch.cuda.get_device_name()}"
-        torch.cuda.reset_peak_memory_stats()
     else:
         unit = f"fp32 matmul on {threads} thread(s)"
     rate_before = measured_rate()
+    if on_gpu:
+        torch.cuda.reset_peak_memory_stats()  # the run's peak, not the rate's products
     groups = [g for g in group_documents(docs, ids) if len(g.indices) >= 2]
     texts = [g.document for g in groups] + [side[i] for side in (refs, preds) for g in groups for i in g.indices]
     needed, executed = dist.forward_flops(texts)
@@ -176,12 +177,13 @@ def full(
     t_model, result = timed(lambda: scorer.score(preds))
     cpu = time.process_time() - cpu
     total = t_init + t_model
+    peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
+    peak_gpu_gib = torch.cuda.max_memory_allocated() / 2**30 if on_gpu else 0.0
     # the machine's speed drifts over a run of minutes: the rate is taken before and after it, and the floor at
     # the faster of the two (the stricter floor); both are printed
     rate_after = measured_rate()
     rate = max(rate_before, rate_after)
     floor = needed / (rate * 1e9)
-    peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
     lines = [
         f"full scale, first model ({len(refs):,} summaries, {result.num_documents:,} documents; "
         f"load {load:.2f} -> {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores):",
@@ -195,7 +197,7 @@ def full(
         f"  PerSEval {result.perseval:.6f}, DEGRESS {result.degress:.6f}",
         f"  embedding cache at the end {dist.cached_bytes / 2**20:.0f} MiB (bound {dist.cache_mb} MiB); "
         f"peak memory of the process {peak_gb:.2f} GB"
-        + (f", peak GPU memory allocated {torch.cuda.max_memory_allocated() / 2**30:.2f} GiB" if on_gpu else ""),
+        + (f", peak GPU memory allocated {peak_gpu_gib:.2f} GiB" if on_gpu else ""),
     ]
     where = f"{torch.cuda.get_device_name()}, {dist.dtype}" if on_gpu else f"{threads} torch threads"
     run = {"seconds": total, "floor": floor, "peak_mb": peak_gb * 1024, "where": where, "distance": dist}

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.datasets.financial import read_article_dir, summary_items
-from persona_metrics.distances.neural import BERTSCORE_CPU_BATCH_TOKENS, encoder_flops, pass_shapes
+from persona_metrics.distances.neural import BERTSCORE_CPU_BATCH_TOKENS, encoder_flops, fixed_shape_flops
 from persona_metrics.persona.params import BertScoreConfig
 from persona_metrics.persona.quality import bertscore_baseline, quality_bertscore, score_quality
 from persona_metrics.persona.style import score_style
@@ -143,11 +143,6 @@ def peer_executed_flops(texts: list[str], lengths: dict[str, int], sizes: tuple[
     return sum(encoder_flops(len(b), max(lengths[t] for t in b), *sizes) for b in batches)
 
 
-def fixed_shape_flops(lengths: list[int], sizes: tuple[int, int, int]) -> int:
-    """FLOPs the 512-token fixed-shape passes (the CPU path before block passes; still other models' path) would run."""
-    return sum(encoder_flops(rows, n, *sizes) for rows, n in pass_shapes(lengths, BERTSCORE_CPU_BATCH_TOKENS))
-
-
 def run_size(n: int, peer: Peer, rate: float, threads: int) -> tuple[list[str], dict[str, Any]]:
     """Report lines and the bench row of one size."""
     preds, refs, personas = inputs(n)
@@ -167,7 +162,8 @@ def run_size(n: int, peer: Peer, rate: float, threads: int) -> tuple[list[str], 
     lengths = dict(zip(unique, dist.token_lengths(unique), strict=True))
     needed, executed = dist.forward_flops(unique)
     peer_flops = peer_executed_flops(preds + refs, lengths, dist.flop_sizes())
-    fixed = fixed_shape_flops([lengths[t] for t in unique], dist.flop_sizes())
+    # what the 512-token fixed-shape passes (the CPU path before block passes; other models' path) would run
+    fixed = fixed_shape_flops([lengths[t] for t in unique], BERTSCORE_CPU_BATCH_TOKENS, *dist.flop_sizes())
     floor = needed / (rate * 1e9 * threads)
     ratio = peer_wall / wall
     if n >= 2000:

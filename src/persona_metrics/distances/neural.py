@@ -248,18 +248,21 @@ def _block_rows(tokens: int) -> int:
     return -(-tokens // BLOCK_ROWS) * BLOCK_ROWS
 
 
+def fixed_shape_flops(lengths: Sequence[int], batch_tokens: int, layers: int, hidden: int, intermediate: int) -> int:
+    """FLOPs of the fixed-shape passes over texts of these token lengths (:func:`pass_shapes`, filled rows included)."""
+    return sum(encoder_flops(rows, n, layers, hidden, intermediate) for rows, n in pass_shapes(lengths, batch_tokens))
+
+
 def block_pass_flops(lengths: Sequence[int], chunk_tokens: int, layers: int, hidden: int, intermediate: int) -> int:
     """FLOPs of a block pass over texts of these token lengths (:func:`encoder_flops`' terms, padded rows included).
 
-    The linear layers run on each chunk's tokens padded up to a multiple of :data:`BLOCK_ROWS`; attention runs
-    on each text alone.
+    Each text's own ``(1, L)`` pass (attention runs on each text alone), plus the linear layers on the rows that pad
+    each chunk up to a multiple of :data:`BLOCK_ROWS`.
     """
-    total = 0
-    for chunk in _block_chunks(lengths, chunk_tokens):
-        rows = _block_rows(sum(lengths[i] for i in chunk))
-        total += 2 * layers * rows * (4 * hidden * hidden + 2 * hidden * intermediate)
-        total += sum(4 * layers * lengths[i] * lengths[i] * hidden for i in chunk)
-    return total
+    own = sum(encoder_flops(1, n, layers, hidden, intermediate) for n in lengths)
+    filled = (sum(lengths[i] for i in chunk) for chunk in _block_chunks(lengths, chunk_tokens))
+    padded = sum(_block_rows(tokens) - tokens for tokens in filled)
+    return own + 2 * layers * padded * (4 * hidden * hidden + 2 * hidden * intermediate)
 
 
 def _is_block_model(model: Any) -> bool:
@@ -729,16 +732,14 @@ class BertScore(Distance):
         """FLOPs (:func:`encoder_flops`) of embedding ``texts`` from scratch: ``(needed, executed)``.
 
         Each unique non-empty text counts once (as a call embeds it); needed is one ``(1, L)`` pass per text,
-        executed the passes this distance's ``batch_size`` runs (:func:`pass_shapes`, filled rows included).
+        executed the passes this distance runs (:func:`block_pass_flops` or :func:`fixed_shape_flops`).
         Loads the model (for the tokenizer and the sizes).
         """
         setup = self._load()
         lengths = self.token_lengths([t for t in dict.fromkeys(texts) if not is_empty_text(t)])
         sizes = self.flop_sizes()
         needed = sum(encoder_flops(1, length, *sizes) for length in lengths)
-        if setup.blocks:
-            return needed, block_pass_flops(lengths, setup.batch_tokens, *sizes)
-        executed = sum(encoder_flops(rows, length, *sizes) for rows, length in pass_shapes(lengths, setup.batch_tokens))
+        executed = (block_pass_flops if setup.blocks else fixed_shape_flops)(lengths, setup.batch_tokens, *sizes)
         return needed, executed
 
     def clear_cache(self) -> None:
