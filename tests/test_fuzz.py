@@ -15,8 +15,10 @@ function behind it and must end in one of two ways:
 
 Anything else is counted as a crash, NaN, out-of-range, nondeterminism or bad-input-accepted and fails the test.
 ``make test`` runs the reproducible ``fuzz`` profile (250 examples per metric); ``make fuzz`` sets
-``PERSONA_METRICS_FUZZ=full`` (``fuzz-full``: 10,000 per metric, random) and prints the summary table per metric
-(also written to ``test-artifacts/fuzz-summary.txt``). ``PERSONA_METRICS_FUZZ_EXAMPLES=N`` overrides the number
+``PERSONA_METRICS_FUZZ=full`` (``fuzz-full``: 10,000 per metric, random) and CI's ``make fuzz-sample`` sets
+``PERSONA_METRICS_FUZZ=sample`` (``fuzz-sample``: 1,000 per metric, random under ``PERSONA_METRICS_FUZZ_SEED``, a
+different seed per commit); each prints the summary table per metric (also written to
+``test-artifacts/fuzz-summary.txt``). ``PERSONA_METRICS_FUZZ_EXAMPLES=N`` overrides the number
 of examples per test. The neural metrics use the packaged small models on tiny inputs, one torch thread.
 """
 
@@ -48,8 +50,14 @@ from persona_metrics.personalization import score_personalization
 from persona_metrics.summary_eval import score_summary_eval
 from persona_metrics.vert import score_vert
 
-FULL = os.environ.get("PERSONA_METRICS_FUZZ") == "full"
-PROFILE = settings.get_profile("fuzz-full" if FULL else "fuzz")
+MODE = os.environ.get("PERSONA_METRICS_FUZZ", "")
+if MODE not in ("", "full", "sample"):
+    raise ValueError(f"PERSONA_METRICS_FUZZ={MODE!r}: expected 'full', 'sample' or unset")
+FULL = MODE == "full"
+#: ``sample`` (CI): random examples under this seed, a different one per commit; replayed with the same seed.
+SAMPLE_SEED = int(os.environ.get("PERSONA_METRICS_FUZZ_SEED", "0")) if MODE == "sample" else None
+PROFILE_NAME = {"full": "fuzz-full", "sample": "fuzz-sample"}.get(MODE, "fuzz")
+PROFILE = settings.get_profile(PROFILE_NAME)
 if os.environ.get("PERSONA_METRICS_FUZZ_EXAMPLES"):
     PROFILE = settings(PROFILE, max_examples=int(os.environ["PERSONA_METRICS_FUZZ_EXAMPLES"]))
 METRICS = ("perseval", "degress", "persona_style", "persona_quality", "vert", "summary_eval")
@@ -739,7 +747,7 @@ def summary(request: pytest.FixtureRequest) -> Any:
 
 
 def summary_table() -> list[str]:
-    profile = "fuzz-full" if FULL else "fuzz"
+    profile = PROFILE_NAME + (f", seed {SAMPLE_SEED}" if SAMPLE_SEED is not None else "")
     head = f"{'metric':<16}{'entry':<9}{'examples':>9}" + "".join(f"{o:>17}" for o in OUTCOMES) + f"{'seconds':>9}"
     lines = [f"reliability suite ({profile} profile, {PROFILE.max_examples} examples per test)", head]
     for (metric, entry), counts in sorted(STATS.items()):
@@ -749,9 +757,14 @@ def summary_table() -> list[str]:
     return lines
 
 
+def _seed_key(metric: str, library: bool) -> str:
+    """The fixed profile's key (unchanged since it was written), the sample's with its seed."""
+    return f"{metric}-{library}" if SAMPLE_SEED is None else f"{metric}-{library}-{SAMPLE_SEED}"
+
+
 def _fuzz(metric: str, library: bool) -> Callable[..., None]:
     @PROFILE
-    @seed(None if FULL else zlib.crc32(f"{metric}-{library}".encode()))  # module and library: other examples
+    @seed(None if FULL else zlib.crc32(_seed_key(metric, library).encode()))  # module and library: other examples
     @given(case=cases(metric, library))
     def run(case: Case, modules: dict[str, Any], dirs: dict[str, Path], quality_baseline: float) -> None:
         if metric == "persona_quality":

