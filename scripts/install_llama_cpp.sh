@@ -61,7 +61,7 @@ if ! have_wheel "$HOUSE"; then
     if seeded "$tmp"; then
       done_line="copied from the seed $SEED_HOUSE (built there $(grep '^built=' "$tmp/BUILD_INFO" | cut -d= -f2))"
     else
-      echo "llama-cpp-python $VERSION: building the wheel once (CMAKE_ARGS=\"$ARGS\"; 16 min on an idle 2-core machine, up to 64 min under load: README) ..."
+      echo "llama-cpp-python $VERSION: building the wheel once (CMAKE_ARGS=\"$ARGS\"; 221 s on an idle 2-core machine, 16-64 min at load 6-13: README) ..."
       start=$(date +%s)
       CMAKE_ARGS="$ARGS" "$PY" -m pip wheel --quiet --no-deps --no-cache-dir --wheel-dir "$tmp" "llama-cpp-python==$VERSION"
       seconds=$(( $(date +%s) - start ))

@@ -747,9 +747,9 @@ def summary(request: pytest.FixtureRequest) -> Any:
 
 
 def summary_table() -> list[str]:
-    profile = PROFILE_NAME + (f", seed {SAMPLE_SEED}" if SAMPLE_SEED is not None else "")
+    profile = PROFILE_NAME + " profile" + (f", seed {SAMPLE_SEED}" if SAMPLE_SEED is not None else "")
     head = f"{'metric':<16}{'entry':<9}{'examples':>9}" + "".join(f"{o:>17}" for o in OUTCOMES) + f"{'seconds':>9}"
-    lines = [f"reliability suite ({profile} profile, {PROFILE.max_examples} examples per test)", head]
+    lines = [f"reliability suite ({profile}, {PROFILE.max_examples} examples per test)", head]
     for (metric, entry), counts in sorted(STATS.items()):
         total = sum(counts.values())
         cells = "".join(f"{counts[o]:>17}" for o in OUTCOMES)
