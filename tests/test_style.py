@@ -160,7 +160,7 @@ def test_zscore_scores_use_the_cached_model(tmp_path: Path) -> None:
 
 def test_unknown_method_is_refused() -> None:
     with pytest.raises(
-        ValueError, match=r"method = 'cosine' is not a style method; allowed: \['jsd', 'zscore', 'posterior'\]"
+        ValueError, match=r"method = 'cosine' is not a style method; allowed: \['jsd', 'zscore', 'posterior', 'fidelity'\]"
     ):
         score_style([NOTE], ["journalist"], method="cosine")
 
@@ -172,7 +172,7 @@ BAD_STYLE_OPTIONS = [
     (
         {"method": "cosine"},
         ValueError,
-        r"^method = 'cosine' is not a style method; allowed: \['jsd', 'zscore', 'posterior'\]$",
+        r"^method = 'cosine' is not a style method; allowed: \['jsd', 'zscore', 'posterior', 'fidelity'\]$",
     ),
     ({"empty": "skip"}, ValueError, r"^empty must be one of \['zero', 'error'\], got 'skip'$"),
     ({"bootstrap": 1}, ValueError, r"^bootstrap must be 0 \(off\) or an int from 2 to 1,000,000 \(resamples\), got 1$"),

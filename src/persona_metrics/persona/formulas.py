@@ -19,6 +19,7 @@ are checked by :class:`persona_metrics.persona.params.StyleParams`, and the scor
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -28,8 +29,16 @@ from functools import cache
 import numpy as np
 from scipy.special import rel_entr
 
-from persona_metrics.persona.posterior import PosteriorModel, fit_posterior
-from persona_metrics.persona.stylometry import STYLE_FEATURES, style_vector
+from persona_metrics.persona.fidelity import EXCERPT_WORDS, FidelityModel, fit_fidelity
+from persona_metrics.persona.posterior import POSTERIOR_INPUTS, PosteriorModel, fit_posterior
+from persona_metrics.persona.samples import shipped_background_texts
+from persona_metrics.persona.stylometry import (
+    FIDELITY_FEATURES,
+    STYLE_FEATURES,
+    excerpts,
+    fidelity_vector,
+    style_vector,
+)
 
 #: Style-similarity interpretation (methodology, "Interpretation"), lower bounds.
 STYLE_BANDS: tuple[tuple[float, str], ...] = (
@@ -43,11 +52,16 @@ STYLE_BANDS: tuple[tuple[float, str], ...] = (
 #: Gaussian agreement in units of the pooled sample spread, averaged (``zscore_similarity``; see the card).
 #: ``posterior``: this project's, how strongly the text reads as the target rather than the other personas
 #: (:class:`~persona_metrics.persona.posterior.PosteriorModel`; ``docs/style.md`` §4.7).
-STYLE_METHODS: tuple[str, ...] = ("jsd", "zscore", "posterior")
+#: ``fidelity``: this project's, graded, open-set and length-aware (:mod:`~persona_metrics.persona.fidelity`;
+#: ``docs/style.md`` §4.8).
+STYLE_METHODS: tuple[str, ...] = ("jsd", "zscore", "posterior", "fidelity")
 #: The methodology's method is the default.
 DEFAULT_STYLE_METHOD = "jsd"
 #: How many leading values of a text's vector are the methodology's features (what centroids and JSD see).
 N_FEATURES = len(STYLE_FEATURES)
+#: Where the ``fidelity`` method's features sit in a text's vector (after the posterior's); its last value is the
+#: number of words.
+FIDELITY_SLICE = slice(POSTERIOR_INPUTS, POSTERIOR_INPUTS + len(FIDELITY_FEATURES))
 
 
 def style_band(similarity: float) -> str:
@@ -73,11 +87,14 @@ class StyleModel:
             pooled (the unit of the ``zscore`` method; not used by ``jsd``).
         posterior: the persona posterior of the ``posterior`` method, fitted on the same samples (``None`` with
             fewer than two personas).
+        fidelity: the ``fidelity`` method's model (:mod:`~persona_metrics.persona.fidelity`), fitted from the
+            texts themselves (``None`` for a model fitted from vectors alone, :func:`fit_style_model`).
     """
 
     centroids: dict[str, np.ndarray]
     spread: np.ndarray
     posterior: PosteriorModel | None = None
+    fidelity: FidelityModel | None = None
 
     def similarities(self, vector: np.ndarray, method: str = DEFAULT_STYLE_METHOD) -> dict[str, float]:
         """Similarity of one feature vector to every centroid, by ``method`` (see :data:`STYLE_METHODS`)."""
@@ -90,6 +107,13 @@ class StyleModel:
                     f"the target among them); this one has {sorted(self.centroids)}"
                 )
             return self.posterior.probabilities(vector)
+        if method == "fidelity":
+            if self.fidelity is None:
+                raise ValueError(
+                    "method 'fidelity' needs a model fitted from at least 2 texts per persona (its calibration "
+                    f"scores each text by a model fitted without it); this one has none for {sorted(self.centroids)}"
+                )
+            return self.fidelity.scores(vector[FIDELITY_SLICE], int(vector[-1]))
         if not np.all(self.spread > 0):
             flat = [f for f, s in zip(STYLE_FEATURES, self.spread, strict=True) if not s > 0]
             raise ValueError(
@@ -133,12 +157,16 @@ def fit_style_model(
 
 
 def text_vector(text: str, where: str) -> np.ndarray:
-    """The vector of one text (:func:`~persona_metrics.persona.stylometry.style_vector`); errors name ``where``.
+    """The vector of one text; errors name ``where`` (``predictions[3]: text has no words ...``).
 
-    The 10 features, then the register markers; ``predictions[3]: text has no words ...`` for a wordless text.
+    :func:`~persona_metrics.persona.stylometry.style_vector` (the 10 features, then the register markers), then
+    :func:`~persona_metrics.persona.stylometry.fidelity_vector`'s features (:data:`FIDELITY_SLICE`) and, last,
+    the number of words.
     """
     try:
-        return style_vector(text)
+        style = style_vector(text)
+        fidelity, n = fidelity_vector(text, style)
+        return np.concatenate([style, fidelity, [float(n)]])
     except ValueError as err:
         raise ValueError(f"{where}: {err}") from err
 
@@ -158,14 +186,46 @@ def samples_json(samples: Mapping[str, Sequence[str]]) -> str:
     return json.dumps({k: list(v) for k, v in sorted(samples.items())})
 
 
+def fidelity_rows(texts: Sequence[tuple[str, str]], field: str) -> list[tuple[np.ndarray, int, str]]:
+    """``(features, words, group)`` of each ``(text, group)`` and of its excerpts (:data:`EXCERPT_WORDS`)."""
+    rows = []
+    for i, (text, group) in enumerate(texts):
+        for piece in [text, *excerpts(text, EXCERPT_WORDS)]:
+            vector = text_vector(piece, f"{field}[{i}]")
+            rows.append((vector[FIDELITY_SLICE], int(vector[-1]), group))
+    return rows
+
+
 @cache
-def model_of_samples(samples_key: str, register_key: str = "{}") -> StyleModel:
-    """The style model of JSON-encoded samples and register texts (:func:`samples_json` of each), memoised."""
-    samples, register = json.loads(samples_key), json.loads(register_key)
-    return fit_style_model(
+def background_rows() -> dict[str, list[tuple[np.ndarray, int, str]]]:
+    """``{register: fidelity rows}`` of the shipped background texts, computed once per process."""
+    return {name: fidelity_rows(texts, f"background[{name!r}]") for name, texts in shipped_background_texts().items()}
+
+
+@cache
+def model_of_samples(samples_key: str, register_key: str = "{}", fidelity_key: str = "{}") -> StyleModel:
+    """The style model of JSON-encoded samples and extra texts (:func:`samples_json` of each), memoised.
+
+    ``register_key``: the posterior's register texts ``{persona: [texts]}``; ``fidelity_key``: the fidelity
+    method's extra texts ``{persona: [[text, group], …]}`` (:func:`~persona_metrics.persona.samples.fidelity_texts`).
+    The fidelity model is fitted on each persona's samples (each its own group) and extra texts, their excerpts
+    and the shipped background.
+    """
+    samples, register, extra = json.loads(samples_key), json.loads(register_key), json.loads(fidelity_key)
+    model = fit_style_model(
         {name: text_vectors(texts, f"samples[{name!r}]") for name, texts in samples.items()},
         {name: text_vectors(texts, f"register[{name!r}]") for name, texts in register.items()},
     )
+    rows = {
+        name: fidelity_rows(
+            [(text, f"sample:{name}:{i}") for i, text in enumerate(texts)] + [tuple(t) for t in extra.get(name, [])],
+            f"samples[{name!r}]",
+        )
+        for name, texts in samples.items()
+    }
+    if any(len(texts) + len(extra.get(name, [])) < 2 for name, texts in samples.items()):
+        return model  # method 'fidelity' needs two texts per persona: StyleModel.similarities says so when asked
+    return dataclasses.replace(model, fidelity=fit_fidelity(rows, background_rows()))
 
 
 def nearest(similarities: Mapping[str, float]) -> str:

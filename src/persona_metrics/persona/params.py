@@ -124,7 +124,7 @@ class StyleParams(Params):
     >>> StyleParams(method="cosine")
     Traceback (most recent call last):
     ...
-    ValueError: method = 'cosine' is not a style method; allowed: ['jsd', 'zscore', 'posterior']
+    ValueError: method = 'cosine' is not a style method; allowed: ['jsd', 'zscore', 'posterior', 'fidelity']
     """
 
     method: str = option(

@@ -25,6 +25,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_softmax, softmax
 
+from persona_metrics.persona.stylometry import REGISTER_MARKERS, STYLE_FEATURES
+
+#: How many leading values of a text's vector the posterior reads: the 10 features, then the register markers
+#: (a longer vector, :func:`persona_metrics.persona.formulas.text_vector`'s, carries the ``fidelity`` method's
+#: features after them).
+POSTERIOR_INPUTS = len(STYLE_FEATURES) + len(REGISTER_MARKERS)
+
 #: L2 penalty on the weights of the standardised features. Chosen by leave-one-out over the shipped samples: each
 #: sample left out in turn, the model refitted without it (the register texts always in), the log-loss of its own
 #: persona on its first 2, 3 and 4 sentences (summary-length excerpts) averaged; over {0.3, 1, 3, 10, 30} it is
@@ -63,7 +70,7 @@ class PosteriorModel:
 
     def probabilities(self, vector: np.ndarray) -> dict[str, float]:
         """``{persona: p(persona | text)}`` of one normalised feature vector; the values sum to 1."""
-        z = (np.asarray(vector, dtype=np.float64) - self.mean) / self.scale
+        z = (np.asarray(vector, dtype=np.float64)[: len(self.mean)] - self.mean) / self.scale
         return dict(zip(self.personas, softmax(self.weights @ z + self.intercepts).tolist(), strict=True))
 
 
@@ -138,7 +145,7 @@ def fit_posterior(vectors: Mapping[str, Sequence[np.ndarray]], l2: float = POSTE
     empty = [name for name in personas if len(vectors[name]) == 0]
     if empty:
         raise ValueError(f"method 'posterior': personas {empty} have no sample vectors")
-    x = np.asarray([v for name in personas for v in vectors[name]], dtype=np.float64)
+    x = np.asarray([v[:POSTERIOR_INPUTS] for name in personas for v in vectors[name]], dtype=np.float64)
     labels = np.repeat(np.arange(len(personas)), [len(vectors[name]) for name in personas])
     mean, spread = x.mean(axis=0), x.std(axis=0)
     scale = np.where(spread > 0, spread, 1.0)
@@ -148,4 +155,4 @@ def fit_posterior(vectors: Mapping[str, Sequence[np.ndarray]], l2: float = POSTE
     return PosteriorModel(personas, mean, scale, theta[:, :-1].copy(), theta[:, -1].copy())
 
 
-__all__ = ["POSTERIOR_L2", "POSTERIOR_SIGNATURE", "PosteriorModel", "fit_posterior"]
+__all__ = ["POSTERIOR_INPUTS", "POSTERIOR_L2", "POSTERIOR_SIGNATURE", "PosteriorModel", "fit_posterior"]

@@ -17,9 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from persona_metrics.persona.fidelity import fit_fidelity
 from persona_metrics.persona.formulas import (
     DEFAULT_STYLE_METHOD,
     StyleModel,
+    background_rows,
+    fidelity_rows,
     fit_style_model,
     model_of_samples,
     nearest,
@@ -27,7 +30,7 @@ from persona_metrics.persona.formulas import (
     text_vectors,
 )
 from persona_metrics.persona.params import StyleParams
-from persona_metrics.persona.samples import check_persona_samples, register_texts
+from persona_metrics.persona.samples import check_persona_samples, fidelity_texts, register_texts
 from persona_metrics.persona.stylometry import STYLE_FEATURES, raw_features
 
 #: The feature ranges the methodology states per persona ("Example differences"), natural units, as
@@ -60,7 +63,9 @@ PRONOUN_ORDER: tuple[str, ...] = ("enthusiast", "formal_analyst", "journalist")
 
 def samples_model(samples: Mapping[str, Sequence[str]]) -> StyleModel:
     """The style model of ``samples``, its posterior fitted with their register texts (memoised per process)."""
-    return model_of_samples(samples_json(samples), samples_json(register_texts(samples)))
+    extra = {name: [list(row) for row in rows] for name, rows in fidelity_texts(samples).items()}
+    return model_of_samples(samples_json(samples), samples_json(register_texts(samples)), samples_json(extra))
+
 
 def _check_method(method: object) -> str:
     """``method`` if it is a style method (:class:`~persona_metrics.persona.params.StyleParams`'s check)."""
@@ -177,10 +182,14 @@ def leave_one_out_similarities(
 
     ``{persona: [its samples' {persona: similarity}]}``. A persona with one sample cannot be left out of itself
     and has no entry (its sample still takes part in every other fit). The posterior's register texts
-    (:func:`~persona_metrics.persona.samples.register_texts` of the whole samples) take part in every fit.
+    (:func:`~persona_metrics.persona.samples.register_texts` of the whole samples) take part in every fit, and
+    with ``method="fidelity"`` its extra texts and background (the fit of :func:`samples_model`, the sample and its
+    excerpts left out).
     """
     _check_method(method)
     _check_text_lists("samples", samples)
+    if method == "fidelity":
+        return _leave_one_out_fidelity(samples)
     vectors = {name: text_vectors(texts, f"samples[{name!r}]") for name, texts in samples.items()}
     register = {name: text_vectors(texts, f"register[{name!r}]") for name, texts in register_texts(samples).items()}
     out: dict[str, list[dict[str, float]]] = {name: [] for name, vecs in vectors.items() if len(vecs) > 1}
@@ -190,6 +199,27 @@ def leave_one_out_similarities(
                 other: [v for j, v in enumerate(vecs) if other != name or j != i] for other, vecs in vectors.items()
             }
             scored.append(fit_style_model(rest, register).similarities(vec, method))
+    return out
+
+
+def _leave_one_out_fidelity(samples: Mapping[str, Sequence[str]]) -> dict[str, list[dict[str, float]]]:
+    """:func:`leave_one_out_similarities` of ``method="fidelity"``."""
+    extra = fidelity_texts(samples)
+    rows = {
+        name: fidelity_rows([(text, f"sample:{i}") for i, text in enumerate(texts)], f"samples[{name!r}]")
+        for name, texts in samples.items()
+    }
+    more = {name: fidelity_rows(list(texts), f"fidelity_texts[{name!r}]") for name, texts in extra.items()}
+    out: dict[str, list[dict[str, float]]] = {name: [] for name, texts in samples.items() if len(texts) > 1}
+    for name, scored in out.items():
+        for i in range(len(samples[name])):
+            left = f"sample:{i}"
+            fit = {
+                other: [r for r in rows[other] if other != name or r[2] != left] + more.get(other, [])
+                for other in samples
+            }
+            vector, words, _ = next(r for r in rows[name] if r[2] == left)  # the whole text comes first
+            scored.append(fit_fidelity(fit, background_rows()).scores(vector, words))
     return out
 
 

@@ -210,3 +210,53 @@ def register_texts(samples: Mapping[str, Sequence[str]]) -> dict[str, tuple[str,
         for name, texts in shipped_register_texts().items()
         if name in samples and list(samples[name]) == shipped.get(name)
     }
+
+
+#: The ``fidelity`` method's extra texts (``persona/register/``): texts in none of the personas' registers, and
+#: summary-length texts of the shipped personas (provenance in the folder's README).
+BACKGROUND_TEXTS_FILE = "background_texts.jsonl"
+SUMMARY_TEXTS_FILE = "summary_texts.jsonl"
+
+
+def _register_rows(name: str) -> list[dict[str, str]]:
+    path = importlib_resources.files("persona_metrics.persona") / "register" / name
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@cache
+def shipped_background_texts() -> dict[str, tuple[tuple[str, str], ...]]:
+    """``{register: ((text, id), …)}``: the shipped texts in none of the personas' registers, read once."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for row in _register_rows(BACKGROUND_TEXTS_FILE):
+        out.setdefault(row["register"], []).append((row["text"], row["id"]))
+    return {name: tuple(texts) for name, texts in out.items()}
+
+
+@cache
+def shipped_fidelity_texts() -> dict[str, tuple[tuple[str, str], ...]]:
+    """``{shipped persona: ((text, id), …)}``: its register texts and its summary-length texts, read once."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for name in (REGISTER_TEXTS_FILE, SUMMARY_TEXTS_FILE):
+        for row in _register_rows(name):
+            out.setdefault(row["persona"], []).append((row["text"], row["id"]))
+    return {name: tuple(texts) for name, texts in sorted(out.items())}
+
+
+@cache
+def fidelity_texts_digest() -> str:
+    """SHA-256 of the shipped background and summary-length texts (what a cached fidelity model records)."""
+    payload = json.dumps([shipped_background_texts(), shipped_fidelity_texts()], sort_keys=True)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def fidelity_texts(samples: Mapping[str, Sequence[str]]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """The texts the ``fidelity`` fit adds to ``samples``: each shipped persona's own if it has its samples.
+
+    Like :func:`register_texts`, a persona whose samples the user replaced, and a persona of the user's, get none.
+    """
+    shipped = load_persona_samples()
+    return {
+        name: texts
+        for name, texts in shipped_fidelity_texts().items()
+        if name in samples and list(samples[name]) == shipped.get(name)
+    }

