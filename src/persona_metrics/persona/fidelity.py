@@ -52,6 +52,9 @@ FOLDS = 10
 #: Sentence-prefix excerpts of each training text: the shortest prefix of at least this many words, for each
 #: length here shorter than the text.
 EXCERPT_WORDS: tuple[int, ...] = (30, 60, 100)
+#: The shortest texts the calibration is fitted on are about this long (the excerpts' first length, the shortest
+#: development texts): a prediction with fewer words is scored, with a warning, from weak evidence.
+MIN_WORDS = 20
 #: The smallest standard deviation a calibration normal may have, as a share of its pooled residual spread.
 SD_FLOOR = 0.25
 #: The model and its constants as the signature names them and the cache records them.
@@ -233,6 +236,7 @@ __all__ = [
     "EXCERPT_WORDS",
     "FIDELITY_SIGNATURE",
     "FOLDS",
+    "MIN_WORDS",
     "SD_FLOOR",
     "T_DEGREES",
     "VARIANCE_FLOOR",

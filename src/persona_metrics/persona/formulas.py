@@ -110,8 +110,9 @@ class StyleModel:
         if method == "fidelity":
             if self.fidelity is None:
                 raise ValueError(
-                    "method 'fidelity' needs a model fitted from at least 2 texts per persona (its calibration "
-                    f"scores each text by a model fitted without it); this one has none for {sorted(self.centroids)}"
+                    "method 'fidelity' needs at least 2 texts per persona (its calibration scores each text by a "
+                    f"model fitted without it) and no persona named '{BACKGROUND_PREFIX}…'; the personas "
+                    f"{sorted(self.centroids)} have no fidelity model"
                 )
             return self.fidelity.scores(vector[FIDELITY_SLICE], int(vector[-1]))
         if not np.all(self.spread > 0):
@@ -196,10 +197,17 @@ def fidelity_rows(texts: Sequence[tuple[str, str]], field: str) -> list[tuple[np
     return rows
 
 
+#: The fidelity model names each background register ``background:<register>`` (never a persona's name).
+BACKGROUND_PREFIX = "background:"
+
+
 @cache
 def background_rows() -> dict[str, list[tuple[np.ndarray, int, str]]]:
     """``{register: fidelity rows}`` of the shipped background texts, computed once per process."""
-    return {name: fidelity_rows(texts, f"background[{name!r}]") for name, texts in shipped_background_texts().items()}
+    return {
+        f"{BACKGROUND_PREFIX}{name}": fidelity_rows(texts, f"background[{name!r}]")
+        for name, texts in shipped_background_texts().items()
+    }
 
 
 @cache
@@ -223,8 +231,11 @@ def model_of_samples(samples_key: str, register_key: str = "{}", fidelity_key: s
         )
         for name, texts in samples.items()
     }
-    if any(len(texts) + len(extra.get(name, [])) < 2 for name, texts in samples.items()):
-        return model  # method 'fidelity' needs two texts per persona: StyleModel.similarities says so when asked
+    if any(
+        len(texts) + len(extra.get(name, [])) < 2 or name.startswith(BACKGROUND_PREFIX)
+        for name, texts in samples.items()
+    ):
+        return model  # StyleModel.similarities names what method 'fidelity' needs when it is asked for
     return dataclasses.replace(model, fidelity=fit_fidelity(rows, background_rows()))
 
 

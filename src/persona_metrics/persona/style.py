@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from persona_metrics.persona.fidelity import FIDELITY_SIGNATURE, FidelityModel, Profiles
+from persona_metrics.persona.fidelity import FIDELITY_SIGNATURE, MIN_WORDS, FidelityModel, Profiles
 from persona_metrics.persona.formulas import (
+    BACKGROUND_PREFIX,
     DEFAULT_STYLE_METHOD,
     STYLE_BANDS,
     STYLE_METHODS,
@@ -211,7 +212,7 @@ def _fidelity_of_record(stored: Mapping[str, Any] | None, names: Sequence[str]) 
     if sorted(stored["personas"]) != sorted(names):
         raise ValueError("the fidelity model's personas differ from the key's")
     background = tuple(str(name) for name in stored["background"])
-    if sorted(background) != sorted(shipped_background_texts()):
+    if sorted(background) != sorted(BACKGROUND_PREFIX + name for name in shipped_background_texts()):
         raise ValueError("the fidelity model's background registers differ from the shipped ones")
     k, r, d = len(names), len(names) + len(background), len(FIDELITY_FEATURES)
     arrays = {name: np.asarray(stored[name], dtype=np.float64) for name in FIDELITY_ARRAYS}
@@ -492,6 +493,13 @@ def style_result(
     blank = tuple(i for i, text in enumerate(predictions) if is_wordless(text)) if zero else ()
     vectors = vectors_or_none(predictions, frozenset(blank))
     model = build_centroids(samples, params.centroid_cache)
+    if params.method == "fidelity":
+        short = [i for i, v in enumerate(vectors) if v is not None and v[-1] < MIN_WORDS]
+        if short:
+            warn(
+                f"method 'fidelity': {len(short)} of {len(vectors)} predictions have fewer than {MIN_WORDS} words "
+                f"(first: predictions[{short[0]}]); their style evidence is weak and their scores unreliable"
+            )
     scores, nearest, features = item_scores(vectors, personas, model, params.method, return_features)
     measure = METHOD_SIGNATURES[params.method]
     config = Signature.of("style", features=f"v{FEATURE_SET_VERSION}") + measure

@@ -23,7 +23,10 @@ CASE_FIELDS: Mapping[str, tuple[str, ...]] = {
     "coherence.jsonl": ("id", "source", "summary"),
     "completeness.jsonl": ("id", "source", "good", "one_topic"),
     "style.jsonl": ("id", "persona", "genre", "text"),
+    "style_summaries.jsonl": ("id", "persona", "genre", "text"),
+    "off_register.jsonl": ("id", "register", "text"),
     "persona_quality.jsonl": ("id", "persona", "reference", "good", "wrong_register", "wrong_content"),
+    "persona_quality_summaries.jsonl": ("id", "persona", "reference", "good", "wrong_register", "wrong_content"),
     "perseval.jsonl": ("document_id", "document", "user_id", "reference"),
 }
 #: The genres of ``style.jsonl``: the personas' own (finance and business news) and any other subject.
@@ -50,6 +53,7 @@ def _check_genre(row: Mapping[str, Any], where: str) -> None:
 _EXTRA_CHECKS: Mapping[str, Callable[[Mapping[str, Any], str], None]] = {
     "vert.jsonl": _check_edits,
     "style.jsonl": _check_genre,
+    "style_summaries.jsonl": _check_genre,
 }
 
 

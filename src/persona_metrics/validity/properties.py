@@ -12,6 +12,7 @@ the families' library functions and hands the scores back, keyed as asked.
 
 from __future__ import annotations
 
+import itertools
 import string
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -188,34 +189,92 @@ def summary_eval_checks(
 
 # --- persona style ---------------------------------------------------------------------------------------------------
 def style_checks(
-    cases: Sequence[Mapping[str, Any]], score: Mapping[tuple[str, str], float], nearest: Mapping[str, str]
+    cases: Sequence[Mapping[str, Any]],
+    score: Mapping[tuple[str, str], float],
+    nearest: Mapping[str, str],
+    texts: str = "",
 ) -> list[Check]:
     """Recognition (nearest persona = labelled persona) and own-persona ranking, per persona and genre.
 
     Args:
-        cases: lines of ``style.jsonl``.
+        cases: lines of ``style.jsonl`` or ``style_summaries.jsonl``.
         score: ``{(text id, target persona): style score}`` for every text against every persona of the cases.
         nearest: ``{text id: the persona the metric finds nearest}``.
+        texts: a label for the kind of texts in the property names (``"summaries"``: ``"recognition
+            (summaries): ..."``; empty: ``"recognition: ..."``).
 
     Own-persona ranking of target P in a genre: over every pair (a text of P, a text of another persona) of that
     genre, whether P's text scores higher against P.
     """
+    kind = f" ({texts})" if texts else ""
     personas = sorted({case["persona"] for case in cases})
     checks = []
     for genre in dict.fromkeys(case["genre"] for case in cases):
-        texts = [case for case in cases if case["genre"] == genre]
+        group = [case for case in cases if case["genre"] == genre]
         for persona in personas:
             checks += [
-                Check(f"recognition: {persona}, {genre}-genre", nearest[case["id"]] == persona)
-                for case in texts
+                Check(f"recognition{kind}: {persona}, {genre}-genre", nearest[case["id"]] == persona)
+                for case in group
                 if case["persona"] == persona
             ]
-        checks += [Check(f"recognition: all personas, {genre}-genre", nearest[c["id"]] == c["persona"]) for c in texts]
+        checks += [
+            Check(f"recognition{kind}: all personas, {genre}-genre", nearest[c["id"]] == c["persona"]) for c in group
+        ]
         for persona in personas:
-            own = [c["id"] for c in texts if c["persona"] == persona]
-            others = [c["id"] for c in texts if c["persona"] != persona]
-            prop = f"own-persona ranking: {persona}, {genre}-genre"
+            own = [c["id"] for c in group if c["persona"] == persona]
+            others = [c["id"] for c in group if c["persona"] != persona]
+            prop = f"own-persona ranking{kind}: {persona}, {genre}-genre"
             checks += [higher(prop, score[a, persona], score[b, persona]) for a in own for b in others]
+    return checks
+
+
+def lower_quantile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` by linear interpolation (numpy's default), without numpy.
+
+    >>> lower_quantile([0.2, 0.4, 0.6, 0.8, 1.0], 0.1)
+    0.28
+    """
+    ordered = sorted(values)
+    position = q * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return round(ordered[low] + (ordered[high] - ordered[low]) * (position - low), 12)
+
+
+#: The quantile of a persona's own summaries that every off-register text must stay below.
+OFF_REGISTER_QUANTILE = 0.1
+
+
+def off_register_checks(
+    summaries: Sequence[Mapping[str, Any]],
+    off_register: Sequence[Mapping[str, Any]],
+    score: Mapping[tuple[str, str], float],
+) -> list[Check]:
+    """Texts in none of the personas' registers score low for every persona.
+
+    Per persona P: each off-register text below the 10th percentile of P's own summaries against P (the property
+    holds for the persona when its fraction is 1: the highest off-register score is below it), and each pair (an
+    own summary of P, an off-register text) ordered own > off (the pass fraction is the AUC, a tie failing).
+
+    Args:
+        summaries: lines of ``style_summaries.jsonl``.
+        off_register: lines of ``off_register.jsonl``.
+        score: ``{(text id, target persona): style score}`` for every text of both against every persona.
+    """
+    personas = sorted({case["persona"] for case in summaries})
+    checks = []
+    for persona in personas:
+        own = [score[c["id"], persona] for c in summaries if c["persona"] == persona]
+        bound = lower_quantile(own, OFF_REGISTER_QUANTILE)
+        checks += [
+            Check(f"off-register below own summaries' 10th percentile: {persona}", score[o["id"], persona] < bound)
+            for o in off_register
+        ]
+        checks += [
+            higher(f"own summary > off-register (AUC): {persona}", value, score[o["id"], persona])
+            for value in own
+            for o in off_register
+        ]
     return checks
 
 
@@ -232,19 +291,61 @@ def quality_items(cases: Sequence[Mapping[str, Any]]) -> dict[Key, tuple[str, st
     }
 
 
-def quality_checks(cases: Sequence[Mapping[str, Any]], score: Mapping[Key, float]) -> list[Check]:
-    """Good > wrong register and good > wrong content, per persona and over all personas."""
+def quality_checks(cases: Sequence[Mapping[str, Any]], score: Mapping[Key, float], texts: str = "") -> list[Check]:
+    """Good > wrong register, good > wrong content and good > wrong register > wrong content, per persona and all.
+
+    ``texts`` labels the kind of cases in the property names (``"summaries"``: ``"good > wrong register
+    (summaries): ..."``).
+    """
+    kind = f" ({texts})" if texts else ""
     personas = sorted({case["persona"] for case in cases})
     checks = []
-    for version, what in (("wrong_register", "wrong register"), ("wrong_content", "wrong content")):
+    orders = (
+        ("good > wrong register", ("good", "wrong_register")),
+        ("good > wrong content", ("good", "wrong_content")),
+        ("good > wrong register > wrong content", ("good", "wrong_register", "wrong_content")),
+    )
+    for what, versions in orders:
         for persona in [*personas, None]:
             label = persona or "all personas"
             checks += [
-                higher(f"good > {what}: {label}", score[case["id"], "good"], score[case["id"], version])
+                Check(
+                    f"{what}{kind}: {label}",
+                    all(score[case["id"], a] > score[case["id"], b] for a, b in itertools.pairwise(versions)),
+                )
                 for case in cases
                 if persona in (None, case["persona"])
             ]
     return checks
+
+
+def term_gaps(
+    cases: Sequence[Mapping[str, Any]],
+    content: Mapping[Key, float],
+    style: Mapping[Key, float],
+    weights: Mapping[str, float],
+) -> dict[str, dict[str, float]]:
+    """How much each term of the overall score moves between a good summary and its spoiled versions.
+
+    Per spoiled version (``wrong_register``, ``wrong_content``): the mean over the cases of ``|w_content ·
+    Δcontent|`` and ``|w_style · Δstyle|`` (Δ: good minus spoiled), and the style term's share of their sum.
+
+    >>> gaps = term_gaps([{"id": "q"}], {("q", "good"): 0.6, ("q", "wrong_register"): 0.5, ("q", "wrong_content"): 0.2},
+    ...                  {("q", "good"): 0.9, ("q", "wrong_register"): 0.4, ("q", "wrong_content"): 0.9},
+    ...                  {"content": 0.7, "style": 0.3})
+    >>> {k: round(g["style_share"], 3) for k, g in gaps.items()}  # 0.15 / (0.07 + 0.15); 0 / (0.28 + 0)
+    {'wrong_register': 0.682, 'wrong_content': 0.0}
+    """
+    out = {}
+    for version in QUALITY_VERSIONS[1:]:
+        terms = {
+            term: sum(abs(weights[term] * (values[c["id"], "good"] - values[c["id"], version])) for c in cases)
+            / len(cases)
+            for term, values in (("content", content), ("style", style))
+        }
+        total = terms["content"] + terms["style"]
+        out[version] = terms | {"style_share": terms["style"] / total if total else 0.0}
+    return out
 
 
 # --- PerSEval / DEGRESS -----------------------------------------------------------------------------------------------
@@ -313,6 +414,7 @@ def perseval_checks(
 __all__ = [
     "COHERENCE_SPOILS",
     "DEGRESS_NEAR_ZERO",
+    "OFF_REGISTER_QUANTILE",
     "QUALITY_VERSIONS",
     "Check",
     "by_document",
@@ -321,6 +423,8 @@ __all__ = [
     "edit_kinds",
     "first_word",
     "higher",
+    "lower_quantile",
+    "off_register_checks",
     "perseval_checks",
     "quality_checks",
     "quality_items",
@@ -330,6 +434,7 @@ __all__ = [
     "summary_eval_checks",
     "system_predictions",
     "tally",
+    "term_gaps",
     "vert_checks",
     "vert_items",
 ]

@@ -77,8 +77,10 @@ METHODS: tuple[Method, ...] = (
     Method("persona_style", "jsd", {"method": "jsd"}, StyleParams, "default"),
     Method("persona_style", "zscore", {"method": "zscore"}, StyleParams),
     Method("persona_style", "posterior", {"method": "posterior"}, StyleParams),
+    Method("persona_style", "fidelity", {"method": "fidelity"}, StyleParams),
     Method("persona_quality", "jsd", {"style_method": "jsd"}, QualityParams, "default"),
     Method("persona_quality", "posterior", {"style_method": "posterior"}, QualityParams),
+    Method("persona_quality", "fidelity", {"style_method": "fidelity"}, QualityParams),
     Method("perseval", "rougeL", {"distance": "rougeL"}, role="default"),
     Method("perseval", "jsd", {"distance": "jsd"}),
 )
@@ -128,26 +130,70 @@ def _summary_eval(cases: Cases, method: Method) -> list[P.Check]:
     return P.summary_eval_checks(coherence_rows, completeness_rows, coherence, completeness)
 
 
-def _style(cases: Cases, method: Method) -> list[P.Check]:
+def _style_scores(rows: Sequence[Mapping[str, Any]], personas: Sequence[str], method: Method) -> tuple[dict, dict]:
+    """``{(id, persona): score}`` of every text against every persona, and ``{id: nearest persona}``."""
     from persona_metrics.persona import score_style
 
-    rows = cases["style.jsonl"]
-    personas = sorted({row["persona"] for row in rows})
-    pairs = [(row, persona) for row in rows for persona in personas]  # every text against every persona
+    pairs = [(row, persona) for row in rows for persona in personas]
     result = score_style([row["text"] for row, _ in pairs], [persona for _, persona in pairs], **method.options)
     score = {(row["id"], persona): s for (row, persona), s in zip(pairs, result.scores.tolist(), strict=True)}
     nearest = {row["id"]: str(near) for (row, _), near in zip(pairs, result.nearest, strict=True)}
-    return P.style_checks(rows, score, nearest)
+    return score, nearest
+
+
+def _style(cases: Cases, method: Method) -> list[P.Check]:
+    full, summaries, off = cases["style.jsonl"], cases["style_summaries.jsonl"], cases["off_register.jsonl"]
+    personas = sorted({row["persona"] for row in [*full, *summaries]})
+    score, nearest = _style_scores([*full, *summaries, *off], personas, method)
+    checks = P.style_checks(full, score, nearest) + P.style_checks(summaries, score, nearest, "summaries")
+    return checks + P.off_register_checks(summaries, off, score)
+
+
+#: The persona_quality case files and the label of their properties (full-length cases: none).
+QUALITY_FILES: Mapping[str, str] = {"persona_quality.jsonl": "", "persona_quality_summaries.jsonl": "summaries"}
 
 
 def _quality(cases: Cases, method: Method) -> list[P.Check]:
+    checks = []
+    for name, texts in QUALITY_FILES.items():
+        overall, _, _ = _quality_scores(cases[name], method)
+        checks += P.quality_checks(cases[name], overall, texts)
+    return checks
+
+
+def _quality_scores(rows: Sequence[Mapping[str, Any]], method: Method) -> tuple[dict, dict, dict]:
+    """``{(id, version): value}`` of the overall quality, the content quality and the style of the cases' texts."""
     from persona_metrics.persona import score_quality
 
-    rows = cases["persona_quality.jsonl"]
     items = P.quality_items(rows)
     summaries, references, personas = (list(column) for column in zip(*items.values(), strict=True))
     result = score_quality(summaries, references, personas, **method.options)
-    return P.quality_checks(rows, dict(zip(items, result.overall_quality.tolist(), strict=True)))
+    return tuple(  # type: ignore[return-value]
+        dict(zip(items, values.tolist(), strict=True))
+        for values in (result.overall_quality, result.content.content_quality, result.style_similarity)
+    )
+
+
+def quality_term_gaps(method: str, cases_dir: str | Path | None = None) -> dict[str, dict[str, dict[str, float]]]:
+    """Per persona_quality case file, :func:`~persona_metrics.validity.properties.term_gaps` of one method.
+
+    How far the content and style terms of the overall score move between each good summary and its wrong-register
+    and wrong-content versions (``docs/style.md`` §6.1: the measured share of each term).
+
+    Raises:
+        ValueError: ``method`` is not a persona_quality method of :data:`METHODS`.
+    """
+    from persona_metrics.persona.params import OVERALL_WEIGHTS
+
+    known = {m.name: m for m in METHODS if m.metric == "persona_quality"}
+    if method not in known:
+        raise ValueError(f"method {method!r} is not a persona_quality method of the suite; allowed: {list(known)}")
+    out = {}
+    for name in QUALITY_FILES:
+        rows = load_cases(name, cases_dir)
+        _, content, style = _quality_scores(rows, known[method])
+        out[name] = P.term_gaps(rows, content, style, OVERALL_WEIGHTS)
+    return out
 
 
 def _perseval(cases: Cases, method: Method) -> list[P.Check]:
@@ -181,8 +227,12 @@ class Suite:
 SUITES: Mapping[str, Suite] = {
     "vert": Suite(("vert.jsonl",), _vert),
     "summary_eval": Suite(("coherence.jsonl", "completeness.jsonl"), _summary_eval),
-    "persona_style": Suite(("style.jsonl",), _style, lambda row: (row["persona"], row["genre"])),
-    "persona_quality": Suite(("persona_quality.jsonl",), _quality, lambda row: row["persona"]),
+    "persona_style": Suite(
+        ("style.jsonl", "style_summaries.jsonl", "off_register.jsonl"),
+        _style,
+        lambda row: (row.get("persona"), row.get("genre"), row.get("register")),
+    ),
+    "persona_quality": Suite(tuple(QUALITY_FILES), _quality, lambda row: row["persona"]),
     "perseval": Suite(("perseval.jsonl",), _perseval),
 }
 #: The metrics the suite measures, in table order.
@@ -269,4 +319,15 @@ def run_validity(
     return ValidityReport(tuple(results), tuple(m.measured() for m in measured), digests, limit, __version__, skipped)
 
 
-__all__ = ["METHODS", "METRICS", "SHUFFLE_SEED", "SUITES", "Method", "Suite", "method_available", "run_validity"]
+__all__ = [
+    "METHODS",
+    "METRICS",
+    "QUALITY_FILES",
+    "SHUFFLE_SEED",
+    "SUITES",
+    "Method",
+    "Suite",
+    "method_available",
+    "quality_term_gaps",
+    "run_validity",
+]
