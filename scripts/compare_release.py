@@ -11,7 +11,8 @@ outputs per example: the article's headline, and the first half of the user's ti
 of the headline.
 
 The other metrics (``--metrics``, on by default) are scored through their library functions on the shipped
-samples: persona_style (jsd and zscore) on the held-out persona texts, persona_quality and VERT on the
+samples: persona_style (jsd, zscore and posterior, each named) on the held-out persona texts, persona_quality
+(style_method jsd and posterior, named) and VERT on the
 personalization sample's model outputs against their references (personas in turn), SummaryEval completeness and
 coherence on the CNN/DM sample's highlights.
 
@@ -125,15 +126,17 @@ def other_metrics() -> dict[str, np.ndarray]:
         held = split_samples((ROOT / f"data/persona_heldout/{persona}.txt").read_text(encoding="utf-8"))
         texts += held
         personas += [persona] * len(held)
-    for method in ("jsd", "zscore"):
+    for method in ("jsd", "zscore", "posterior"):  # named: the default is another method since fidelity
         values[f"metrics|persona_style|{method}|style"] = np.array(score_style(texts, personas, method=method).scores)
     rows = [json.loads(line) for line in (ROOT / "data/personalization_sample/sample.jsonl").open(encoding="utf-8")]
     refs = [r["reference"] for r in rows]
     for model in sorted(rows[0]["predictions"]):
         preds = [r["predictions"][model] for r in rows]
         cycled = [PERSONAS[i % len(PERSONAS)] for i in range(len(preds))]
-        quality = score_quality(preds, refs, cycled)
+        quality = score_quality(preds, refs, cycled, style_method="jsd")
         values[f"metrics|persona_quality|{model}|overall"] = np.asarray(quality.overall_quality, dtype=float)
+        posterior = score_quality(preds, refs, cycled, style_method="posterior").overall_quality
+        values[f"metrics|persona_quality|{model}|overall-posterior"] = np.asarray(posterior, dtype=float)
         values[f"metrics|persona_quality|{model}|bertscore"] = np.asarray(quality.content.bertscore_f1, dtype=float)
         values[f"metrics|vert|{model}|vert"] = np.asarray(score_vert(preds, refs).vert, dtype=float)
     cnndm = [json.loads(line) for line in (ROOT / "data/cnndm_sample/test.jsonl").open(encoding="utf-8")]

@@ -206,6 +206,25 @@ def main(argv: list[str] | None = None) -> int:
                 length_table.append(line)
                 print("  ", *line)
     out["length"] = length_table
+
+    # the distributions the bands are read from: own register, other persona, off-register (texts left out)
+    print("distributions (texts and excerpts left out): group, length, n, q10 / q25 / q50 / q75 / q90")
+    groups_of = {
+        "own register": lambda j, k: j == k,
+        "other persona": lambda j, k: j != k,
+    }
+    distributions = {}
+    for length, (lo, hi) in (("summary (< 80 words)", (0, 80)), ("full (>= 80 words)", (80, 10_000))):
+        for group, keep in groups_of.items():
+            values = [float(v[k]) for j, w, v, _ in held for k in range(len(personas)) if keep(j, k) and lo <= w < hi]
+            distributions[group, length] = np.quantile(values, [0.1, 0.25, 0.5, 0.75, 0.9]).round(3).tolist()
+            print("  ", group, length, len(values), distributions[group, length])
+    off = [float(v) for i, scores_i in seen.items() for v in scores_i]
+    distributions["off-register", "all"] = np.quantile(off, [0.1, 0.25, 0.5, 0.75, 0.9]).round(3).tolist()
+    print("   off-register all", len(off), distributions["off-register", "all"])
+    own = [float(v[j]) for j, w, v, _ in held]
+    print("   own register, pooled: q10 / q25 / q50 =", np.quantile(own, [0.1, 0.25, 0.5]).round(3).tolist())
+    out["distributions"] = {f"{g}|{length}": q for (g, length), q in distributions.items()}
     # persona_quality triples on the summaries
     from persona_metrics.persona.quality import combine_quality, score_content
     from persona_metrics.persona.style import score_style

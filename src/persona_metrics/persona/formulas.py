@@ -64,9 +64,35 @@ N_FEATURES = len(STYLE_FEATURES)
 FIDELITY_SLICE = slice(POSTERIOR_INPUTS, POSTERIOR_INPUTS + len(FIDELITY_FEATURES))
 
 
-def style_band(similarity: float) -> str:
-    """Excellent (≥ 0.90), Good (≥ 0.80), Acceptable (≥ 0.70) or Poor."""
-    return next(label for bound, label in STYLE_BANDS if similarity >= bound)
+#: Bands of ``method="fidelity"``, read from its measured distributions (``docs/style.md`` §4.8, the persona_style
+#: card): its own texts' median (Excellent), lower quartile (Good) and 10th percentile (Acceptable), every persona
+#: and length pooled, each text scored by a model fitted without it. Below: where 90 % of other personas' texts and
+#: of texts in other registers score.
+FIDELITY_BANDS: tuple[tuple[float, str], ...] = (
+    (0.74, "Excellent"),
+    (0.62, "Good"),
+    (0.53, "Acceptable"),
+    (-math.inf, "Poor"),
+)
+#: The bands of each method: the methodology's, but for ``fidelity``, whose scale is its own.
+BANDS: Mapping[str, tuple[tuple[float, str], ...]] = {
+    "jsd": STYLE_BANDS,
+    "zscore": STYLE_BANDS,
+    "posterior": STYLE_BANDS,
+    "fidelity": FIDELITY_BANDS,
+}
+
+
+def style_band(similarity: float, method: str = "jsd") -> str:
+    """Excellent, Good, Acceptable or Poor by ``method``'s bands (:data:`BANDS`).
+
+    The methodology's (≥ 0.90, ≥ 0.80, ≥ 0.70) for ``jsd``, ``zscore`` and ``posterior``; ``fidelity``'s own
+    (:data:`FIDELITY_BANDS`).
+
+    >>> style_band(0.85), style_band(0.85, "fidelity")
+    ('Good', 'Excellent')
+    """
+    return next(label for bound, label in BANDS[method] if similarity >= bound)
 
 
 def jensen_shannon(p: np.ndarray, q: np.ndarray) -> float:

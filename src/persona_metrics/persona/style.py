@@ -382,6 +382,11 @@ class StyleResult:
         return str(self.config)
 
     @property
+    def method(self) -> str:
+        """The style method (:data:`STYLE_METHODS`), as the signature names it."""
+        return next(name for name, measure in METHOD_SIGNATURES.items() if measure.parts[0] in self.config.parts)
+
+    @property
     def mean(self) -> float:
         """Mean style similarity (over every item, the empty ones' zeros included)."""
         return float(self.scores.mean())
@@ -415,7 +420,8 @@ class StyleResult:
         if nearest:
             out["nearest_persona"] = list(self.nearest)
             empty = frozenset(self.empty)
-            out["bands"] = [None if i in empty else style_band(float(s)) for i, s in enumerate(self.scores)]
+            method = self.method
+            out["bands"] = [None if i in empty else style_band(float(s), method) for i, s in enumerate(self.scores)]
         if signature:
             out["signature"] = self.signature
         return out
