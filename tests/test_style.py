@@ -160,7 +160,8 @@ def test_zscore_scores_use_the_cached_model(tmp_path: Path) -> None:
 
 def test_unknown_method_is_refused() -> None:
     with pytest.raises(
-        ValueError, match=r"method = 'cosine' is not a style method; allowed: \['jsd', 'zscore', 'posterior', 'fidelity'\]"
+        ValueError,
+        match=r"method = 'cosine' is not a style method; allowed: \['jsd', 'zscore', 'posterior', 'fidelity'\]",
     ):
         score_style([NOTE], ["journalist"], method="cosine")
 

@@ -35,7 +35,7 @@ ENTHUSIAST = [
 ]
 JOURNALIST = [
     "Larkspur Mills said on Monday that quarterly orders rose 20% to 4.1 million units, sending its shares up 6% "
-    "in early trading. \"Demand held up across every region,\" chief executive Dana Moor said.",
+    'in early trading. "Demand held up across every region," chief executive Dana Moor said.',
     "The Harbour Hawks beat Westfield 3-1 on Saturday, their third straight win, moving them to fourth in the "
     "league table, the club said in a statement.",
     "Quillon Holdings shares fell 4% on Thursday after the company cut its annual sales forecast, citing weaker "
@@ -65,10 +65,12 @@ def test_extras_by_hand() -> None:
 
 def test_fidelity_vector_reuses_the_style_vector_and_counts_words() -> None:
     vector, words = fidelity_vector(JOURNALIST[0])
-    assert vector.shape == (len(FIDELITY_FEATURES),) and words == 33  # 20 and 6 count as words, 4.1 as one
+    assert vector.shape == (len(FIDELITY_FEATURES),)
+    assert words == 33
     assert "type_token_ratio" not in FIDELITY_FEATURES  # its mean falls with length whatever the register
     full = text_vector(JOURNALIST[0], "x")
-    assert np.array_equal(full[FIDELITY_SLICE], vector) and full[-1] == words
+    assert np.array_equal(full[FIDELITY_SLICE], vector)
+    assert full[-1] == words
 
 
 def test_excerpts_are_sentence_prefixes() -> None:
@@ -84,8 +86,11 @@ def test_length_model_is_least_squares_of_squared_deviations_on_one_over_n() -> 
     mean, between, within = F._length_model(x, n)
     squared = (x[:, 0] - x[:, 0].mean()) ** 2 * 200 / 199
     (a, b), *_ = np.linalg.lstsq(np.column_stack([np.ones(200), 1 / n]), squared, rcond=None)
-    assert a > 0 and b > 0  # the unconstrained solution is feasible, so it is the non-negative one
-    assert mean[0] == pytest.approx(x.mean()) and between[0] == pytest.approx(a) and within[0] == pytest.approx(b)
+    assert a > 0
+    assert b > 0
+    assert mean[0] == pytest.approx(x.mean())
+    assert between[0] == pytest.approx(a)
+    assert within[0] == pytest.approx(b)
 
 
 def test_log_densities_are_student_t_with_the_length_variance() -> None:
@@ -143,7 +148,8 @@ def scored() -> dict[str, np.ndarray]:
 
 def test_each_register_scores_high_for_its_persona_and_is_recognised(scored: dict[str, np.ndarray]) -> None:
     assert list(scored["nearest"][:6]) == ["enthusiast"] * 3 + ["journalist"] * 3
-    assert all(scored["enthusiast"][:3] > 0.6) and all(scored["journalist"][3:6] > 0.6)
+    assert all(scored["enthusiast"][:3] > 0.6)
+    assert all(scored["journalist"][3:6] > 0.6)
     assert max(scored["enthusiast"][3:6]) < min(scored["enthusiast"][:3])
     assert max(scored["journalist"][:3]) < min(scored["journalist"][3:6])
 
@@ -155,8 +161,12 @@ def test_a_chat_message_is_low_for_every_persona() -> None:
 
 def test_a_prediction_under_twenty_words_is_scored_with_a_warning() -> None:
     """Documented (docs/style.md §4.8): the calibration is fitted on texts of 20 words and more."""
-    with pytest.warns(PersonaMetricsWarning, match=re.escape("1 of 2 predictions have fewer than 20 words (first: "
-                                                               "predictions[1]); their style evidence is weak")):
+    with pytest.warns(
+        PersonaMetricsWarning,
+        match=re.escape(
+            "1 of 2 predictions have fewer than 20 words (first: predictions[1]); their style evidence is weak"
+        ),
+    ):
         score_style([JOURNALIST[0], "see u at 5"], ["journalist"] * 2, method="fidelity")
 
 
@@ -177,7 +187,8 @@ def test_a_persona_with_one_text_has_no_fidelity_model_but_jsd_works() -> None:
 def test_a_persona_of_the_user_is_fitted_on_its_samples_and_the_background() -> None:
     mine = {"wire": JOURNALIST, "fan": ENTHUSIAST}
     result = score_style(JOURNALIST[:1] + ENTHUSIAST[:1], ["wire", "fan"], method="fidelity", persona_samples=mine)
-    assert result.scores.shape == (2,) and np.all((result.scores >= 0) & (result.scores <= 1))
+    assert result.scores.shape == (2,)
+    assert np.all((result.scores >= 0) & (result.scores <= 1))
 
 
 # --- the cache ------------------------------------------------------------------------------------------------------
@@ -188,7 +199,8 @@ def test_cache_round_trip_keeps_the_fidelity_model(tmp_path: Path) -> None:
     assert stored["built_with"]["fidelity"] == F.FIDELITY_SIGNATURE
     assert stored["fidelity"]["background"][0].startswith(BACKGROUND_PREFIX)
     again = style.build_centroids(load_persona_samples(), path)
-    assert fresh.fidelity is not None and again.fidelity is not None
+    assert fresh.fidelity is not None
+    assert again.fidelity is not None
     assert np.array_equal(again.fidelity.calibration, fresh.fidelity.calibration)
     assert np.array_equal(again.fidelity.profiles.mean, fresh.fidelity.profiles.mean)
 
@@ -203,7 +215,9 @@ def test_cache_round_trip_keeps_the_fidelity_model(tmp_path: Path) -> None:
     ],
     ids=["calibration-edited", "short-mean", "negative-variance", "missing-register"],
 )
-def test_a_tampered_fidelity_model_is_refused_with_a_warning(tmp_path: Path, damage, redigest: bool, match: str) -> None:
+def test_a_tampered_fidelity_model_is_refused_with_a_warning(
+    tmp_path: Path, damage, redigest: bool, match: str
+) -> None:
     path = tmp_path / "c.json"
     clean = score_style(JOURNALIST, ["journalist"] * 3, method="fidelity", centroid_cache=path)
     stored = json.loads(path.read_text())

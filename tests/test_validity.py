@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import load_script
 
@@ -173,7 +174,54 @@ def test_quality_checks_by_hand() -> None:
         ("good > wrong content: enthusiast", 1, 0),  # a tie
         ("good > wrong content: journalist", 1, 1),
         ("good > wrong content: all personas", 2, 1),
+        ("good > wrong register > wrong content: enthusiast", 1, 0),  # good > wrong register, but a tie
+        ("good > wrong register > wrong content: journalist", 1, 0),  # wrong register first
+        ("good > wrong register > wrong content: all personas", 2, 0),
     ]
+    assert P.tally(P.quality_checks(cases[1:], score, "summaries"))[0] == (
+        "good > wrong register (summaries): enthusiast",
+        1,
+        1,
+    )
+
+
+def test_lower_quantile_is_numpys_linear_quantile() -> None:
+    rng = np.random.default_rng(3)
+    for size in (1, 2, 7, 40):
+        values = rng.random(size).tolist()
+        assert P.lower_quantile(values, 0.1) == pytest.approx(float(np.quantile(values, 0.1)), abs=1e-12)
+
+
+def test_off_register_checks_by_hand() -> None:
+    summaries = [{"id": f"s{i}", "persona": "journalist", "genre": "in"} for i in range(3)] + [
+        {"id": "e0", "persona": "enthusiast", "genre": "in"}
+    ]
+    off = [{"id": "o1", "register": "chat"}, {"id": "o2", "register": "legal"}]
+    score = {(f"s{i}", "journalist"): v for i, v in enumerate((0.6, 0.8, 0.9))}  # 10th percentile 0.64
+    score |= {("e0", "enthusiast"): 0.7, ("o1", "journalist"): 0.63, ("o2", "journalist"): 0.7}
+    score |= {("o1", "enthusiast"): 0.7, ("o2", "enthusiast"): 0.1}
+    assert P.tally(P.off_register_checks(summaries, off, score)) == [
+        ("off-register below own summaries' 10th percentile: enthusiast", 2, 1),  # 0.7 is not below 0.7
+        ("own summary > off-register (AUC): enthusiast", 2, 1),  # a tie fails
+        ("off-register below own summaries' 10th percentile: journalist", 2, 1),
+        ("own summary > off-register (AUC): journalist", 6, 4),  # 0.6 is below both
+    ]
+
+
+def test_term_gaps_by_hand() -> None:
+    cases = [{"id": "a"}, {"id": "b"}]
+    content = {("a", "good"): 0.6, ("a", "wrong_register"): 0.5, ("a", "wrong_content"): 0.2,
+               ("b", "good"): 0.4, ("b", "wrong_register"): 0.5, ("b", "wrong_content"): 0.4}  # fmt: skip
+    style = {("a", "good"): 0.9, ("a", "wrong_register"): 0.3, ("a", "wrong_content"): 0.9,
+             ("b", "good"): 0.8, ("b", "wrong_register"): 0.4, ("b", "wrong_content"): 0.7}  # fmt: skip
+    gaps = P.term_gaps(cases, content, style, {"content": 0.7, "style": 0.3})
+    # wrong register: content |0.7·0.1| and |0.7·(−0.1)| → 0.07; style 0.3·0.6 and 0.3·0.4 → 0.15
+    assert gaps["wrong_register"]["content"] == pytest.approx(0.07)
+    assert gaps["wrong_register"]["style"] == pytest.approx(0.15)
+    assert gaps["wrong_register"]["style_share"] == pytest.approx(0.15 / 0.22)
+    # wrong content: content 0.7·0.4 and 0 → 0.14; style 0 and 0.3·0.1 → 0.015
+    assert gaps["wrong_content"]["content"] == pytest.approx(0.14)
+    assert gaps["wrong_content"]["style"] == pytest.approx(0.015)
 
 
 def test_system_predictions_rotate_within_each_document() -> None:

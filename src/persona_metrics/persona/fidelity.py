@@ -14,21 +14,23 @@ v_ck(n) = β_ck + ω_ck / n          β: how much texts of the register differ; 
 :data:`T_DEGREES` degrees of freedom, so that one extreme feature costs a bounded amount. The registers are the
 personas and a **background** of texts in none of their registers (``persona/register/background_texts.jsonl``).
 
-For a target persona ``P`` the **evidence** of a text is the log-likelihood ratio of ``P`` against the other
-registers (the other personas and the background, equal weights)::
+For a target persona ``P`` two log-likelihood ratios (equal weights inside each mean)::
 
-    E_P(x) = log f_P(x | n) − log mean_{c ≠ P} f_c(x | n)
+    E_P(x) = log f_P(x | n) − log mean_{c ≠ P} f_c(x | n)        P against every other register (personas, background)
+    B_P(x) = log f_P(x | n) − log mean_{b ∈ background} f_b(x | n)    P against the background registers alone
 
-and its **fidelity** is where that evidence falls among texts of the same length::
+and its **fidelity** is where they fall among texts of the same length::
 
-    fidelity_P(x) = ½ · F_P,P(E | n) + ½ · mean_{c ≠ P} F_P,c(E | n)
+    fidelity_P(x) = ½ · F_P(E_P | n) + ½ · mean_b G_P,b(B_P | n)
 
-``F_P,c(· | n)`` is the distribution of ``E_P`` over texts of register ``c`` with ``n`` words: a normal whose mean
-and standard deviation are linear in ``log n``, fitted on the training texts and their sentence-prefix excerpts,
-each scored by a model fitted without its story (cross-fitting, :data:`FOLDS` folds). So fidelity is the share of
-a reference population of texts of this length, half in the target's register and half in the other registers,
-that read less like the target than this one: about 0.5–1 for the target's own texts (0.75 typical), about 0–0.5
-for the others', whatever the length.
+``F_P(· | n)`` is the distribution of ``E_P`` over ``P``'s own texts of ``n`` words, ``G_P,b(· | n)`` that of
+``B_P`` over the texts of background register ``b``: normals whose mean and standard deviation are linear in
+``log n``, fitted on the training texts and their sentence-prefix excerpts, each scored by a model fitted without it
+(cross-fitting, :data:`FOLDS` folds; ``½`` is :data:`OWN_WEIGHT`). So fidelity is the share of a reference
+population of texts of this length, half the target's own texts and half texts in no persona's register, that read
+less like the target than this one. The target's own texts score about 0.5–1 (median 0.74 on the development
+texts), another persona's about 0.1–0.5 (it is below the target's own texts and, being far from the target, low
+among the background's too), texts in none of the registers about 0–0.5, at every length.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ FOLDS = 10
 #: Sentence-prefix excerpts of each training text: the shortest prefix of at least this many words, for each
 #: length here shorter than the text.
 EXCERPT_WORDS: tuple[int, ...] = (30, 60, 100)
+#: The share of the persona's own texts in the reference population (the rest: texts in no persona's register).
+OWN_WEIGHT = 0.5
 #: The shortest texts the calibration is fitted on are about this long (the excerpts' first length, the shortest
 #: development texts): a prediction with fewer words is scored, with a warning, from weak evidence.
 MIN_WORDS = 20
@@ -116,7 +120,7 @@ def evidence(log_densities: np.ndarray, personas: int) -> np.ndarray:
     """``(texts, 2, personas)`` evidence from ``(texts, registers)`` log densities (the personas first).
 
     ``[:, 0, P]``: ``E_P``, persona ``P`` against every other register; ``[:, 1, P]``: ``B_P``, against the
-    background registers alone.
+    background registers alone (equal weights).
     """
     registers = log_densities.shape[1]
     out = np.empty((log_densities.shape[0], 2, personas))
@@ -161,7 +165,7 @@ class FidelityModel:
         sd = np.maximum(s + t * log_n, self.sd_floor)
         values = np.concatenate([e[:, 0, :, None], np.repeat(e[:, 1, :, None], len(self.background), axis=2)], axis=2)
         f = ndtr((values - (a + b * log_n)) / sd)
-        return 0.5 * f[:, :, 0] + 0.5 * f[:, :, 1:].mean(axis=2)
+        return OWN_WEIGHT * f[:, :, 0] + (1.0 - OWN_WEIGHT) * f[:, :, 1:].mean(axis=2)
 
     def scores(self, x: np.ndarray, n: int) -> dict[str, float]:
         """``{persona: fidelity}`` of one text's feature row ``x`` of ``n`` words."""

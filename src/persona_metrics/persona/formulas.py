@@ -208,8 +208,8 @@ def vectors_or_none(predictions: Sequence[str], empty: frozenset[int]) -> list[n
     return [None if i in empty else text_vector(text, f"predictions[{i}]") for i, text in enumerate(predictions)]
 
 
-def samples_json(samples: Mapping[str, Sequence[str]]) -> str:
-    """``samples`` as canonical JSON (personas sorted): the key of :func:`model_of_samples`."""
+def samples_json(samples: Mapping[str, Sequence[object]]) -> str:
+    """``samples`` (texts, or ``[text, group]`` pairs) as canonical JSON, personas sorted: a model's key."""
     return json.dumps({k: list(v) for k, v in sorted(samples.items())})
 
 
