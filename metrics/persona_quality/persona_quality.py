@@ -47,9 +47,10 @@ Args:
     overall_weights (`dict`, optional): weights of "content" and "style", summing to 1.
     persona_samples (`dict`, optional), persona_dir (`str`, optional): extra or overriding personas.
     centroid_cache (`str`, optional): the style centroid cache file (default: in the library's cache directory).
-    style_method (`str`): style similarity method, "jsd" (default, the methodology), "zscore" or "posterior"
-        (the probability of the target persona among the personas: ranks summaries against one persona; see the
-        persona_style card).
+    style_method (`str`): style similarity method, "jsd" (default, the methodology), "zscore", "posterior"
+        (the probability of the target persona among the personas) or "fidelity" (graded, open-set, length-aware;
+        see the persona_style card; with posterior or fidelity the style term can outweigh a small content
+        difference, see this card).
     bootstrap (`int`): item resamples for a 95 % percentile interval of every mean (0 = off, the default;
         else 2 to 1,000,000). All components use the same resamples; the signature records `bootstrap:N,seed:S`.
     seed (`int`): bootstrap seed (default 12345; >= 0).

@@ -22,8 +22,10 @@ centroid of a writing persona's sample texts. Both vectors are treated as distri
 Jensen-Shannon divergence (base 2): style_similarity = 1 - JSD, in [0, 1] (the default, `method="jsd"`);
 `method="zscore"` measures each feature in standard deviations of the pooled persona samples instead, and
 `method="posterior"` gives the probability of the target persona among all personas in use (how strongly the
-summary reads as the target rather than the others; use it to rank summaries against one persona). Shipped
-personas: {personas}; add your own with `persona_samples` or `persona_dir`.
+summary reads as the target rather than the others). `method="fidelity"` is graded, open-set and length-aware:
+the share of texts of the summary's length, half the persona's own and half in none of the personas' registers,
+that read less like the persona (use it for summaries; bands 0.74 / 0.62 / 0.53). Shipped personas: {personas};
+add your own with `persona_samples` or `persona_dir`.
 """.replace("{personas}", ", ".join(BUILTIN_PERSONAS))
 
 _KWARGS_DESCRIPTION = """
@@ -34,7 +36,9 @@ Args:
         project's extension: per-feature agreement exp(-z^2/2), z in standard deviations of the pooled persona
         samples, averaged over the 10 features; spreads scores over [0, 1]) or "posterior" (the project's
         extension: the probability of the target among the personas from an L2 logistic regression fitted on
-        their samples; the scores of one text over the personas sum to 1; needs 2 personas; see the card).
+        their samples; the scores of one text over the personas sum to 1; needs 2 personas; see the card) or
+        "fidelity" (the project's: a calibrated, length-aware fidelity against the persona's own texts and texts in
+        12 other registers; needs 2 texts per persona; see the card).
     persona_samples (`dict`, optional): extra or overriding personas, `{name: [sample texts]}`.
     persona_dir (`str`, optional): a directory of `{persona}.txt` files (samples separated by `---` lines); its
         file names are its personas.

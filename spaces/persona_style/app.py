@@ -17,7 +17,7 @@ from persona_metrics.integrations.app_support import (
     table_columns,
     user_errors,
 )
-from persona_metrics.persona.formulas import STYLE_BANDS, style_band
+from persona_metrics.persona.formulas import BANDS, style_band
 from persona_metrics.persona.params import StyleParams
 from persona_metrics.persona.samples import BUILTIN_PERSONAS
 
@@ -48,6 +48,9 @@ METHOD_TEXT = {
     "posterior": "the probability of the persona among all personas, from a logistic regression on the 10 features "
     "and 7 register markers fitted on their samples (and the shipped register texts) (this project's extension: how "
     "strongly the summary reads as this persona rather than the others; the bands do not apply)",
+    "fidelity": "the share of texts of the summary's length, half the persona's own and half in 12 registers that are "
+    "none of the personas', that read less like the persona (this project's: graded, open-set, length-aware; "
+    "above 0.5 the summary reads more like the persona than other registers do)",
 }
 
 
@@ -64,9 +67,9 @@ def score(table: pd.DataFrame, persona: str, method: str) -> tuple[dict, str, pd
     )
     mean = out["style_similarity"]
     summary = (
-        f"### Style similarity to **{persona}**: {format_score(mean)} ({style_band(mean)})\n"
+        f"### Style similarity to **{persona}**: {format_score(mean)} ({style_band(mean, method)})\n"
         f"{METHOD_TEXT[method]}; bands: "
-        + ", ".join(f"{label} ≥ {bound:.2f}" for bound, label in STYLE_BANDS if bound > 0)
+        + ", ".join(f"{label} ≥ {bound:.2f}" for bound, label in BANDS[method] if bound > 0)
         + "."
     )
     breakdown = pd.DataFrame(

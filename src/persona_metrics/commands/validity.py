@@ -36,8 +36,10 @@ A tie counts as a failure of a strict ">".
   summary_eval     coherence: good > repeated sentences (s1 s1 s2 s2 ...), good > reversed order,
                    good > its first word alone; completeness: good > one-topic summary
   persona_style    recognition (nearest persona = labelled one) and own-persona ranking, per persona,
-                   in-genre and cross-genre
-  persona_quality  good > wrong register, good > wrong content, per persona
+                   in-genre and cross-genre, on full texts and on summaries; off-register texts below
+                   each persona's own summaries (10th percentile, and the AUC)
+  persona_quality  good > wrong register, good > wrong content, good > wrong register > wrong content,
+                   per persona, on full-length and summary cases
   perseval         oracle highest, rotation lowers PerSEval (per document), same summary for all users:
                    DEGRESS < {DEGRESS_NEAR_ZERO:g} (per document), shuffled rows give the same system PerSEval exactly
 

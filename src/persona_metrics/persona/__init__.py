@@ -3,6 +3,7 @@
 * :mod:`~persona_metrics.persona.stylometry`: the 10 features of a text (pure);
 * :mod:`~persona_metrics.persona.formulas`: JSD, z-score agreement, centroids, nearest persona (pure, on vectors);
 * :mod:`~persona_metrics.persona.posterior`: the persona posterior of ``method="posterior"`` (pure, on vectors);
+* :mod:`~persona_metrics.persona.fidelity`: the length models and calibration of ``method="fidelity"`` (pure);
 * :mod:`~persona_metrics.persona.samples`: the persona folder, its ``{persona}.txt`` files and the persona registry
   (:data:`~persona_metrics.persona.samples.BUILTIN_PERSONAS`, :func:`~persona_metrics.persona.samples.persona_names`);
 * :mod:`~persona_metrics.persona.params`: :class:`StyleParams` and :class:`QualityParams`, the validated options;

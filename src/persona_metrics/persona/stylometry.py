@@ -1,7 +1,7 @@
 """The 10 stylometric features of the persona-quality methodology (persona_style card), pure functions of text.
 
-The 7 register markers at the end of this module are this project's: only ``method="posterior"`` adds them to the
-10 (:func:`style_vector`).
+The 7 register markers at the end of this module are this project's: ``method="posterior"`` adds them to the
+10 (:func:`style_vector`); ``method="fidelity"`` reads its own 24 features (:func:`fidelity_vector`).
 
 Definitions used throughout:
 
@@ -180,8 +180,8 @@ def feature_vector(text: str) -> np.ndarray:
 # --- register markers (the ``posterior`` method's features beyond the 10) ------------------------------------------
 #: Register markers, in vector order after :data:`STYLE_FEATURES`: per 100 words, how often a text speaks as
 #: "I", as an institutional "we", to "you", attributes speech, quotes, takes a hedged analytical stance, and anchors
-#: events to a day (``docs/style.md`` §4.7). Only ``method="posterior"`` uses them; the methodology's 10 features,
-#: their centroids and the ``jsd`` / ``zscore`` methods are unchanged.
+#: events to a day (``docs/style.md`` §4.7). ``method="posterior"`` and ``fidelity`` use them; the methodology's 10
+#: features, their centroids and the ``jsd`` / ``zscore`` methods are unchanged.
 REGISTER_MARKERS: tuple[str, ...] = (
     "first_singular_rate",
     "first_plural_rate",
