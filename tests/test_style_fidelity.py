@@ -68,7 +68,8 @@ def test_fidelity_vector_reuses_the_style_vector_and_counts_words() -> None:
     assert vector.shape == (len(FIDELITY_FEATURES),)
     assert words == 33
     assert "type_token_ratio" not in FIDELITY_FEATURES  # its mean falls with length whatever the register
-    full = text_vector(JOURNALIST[0], "x")
+    assert text_vector(JOURNALIST[0], "x").shape == (17,)  # the other methods' vector
+    full = text_vector(JOURNALIST[0], "x", fidelity=True)
     assert np.array_equal(full[FIDELITY_SLICE], vector)
     assert full[-1] == words
 
@@ -121,7 +122,7 @@ def test_evidence_against_every_other_register_and_against_the_background() -> N
 
 
 def test_fidelity_is_half_own_percentile_and_half_the_background_percentiles() -> None:
-    model = style.build_centroids(load_persona_samples(), None).fidelity
+    model = style.build_centroids(load_persona_samples(), None, fidelity=True).fidelity
     assert model is not None
     vector, words = fidelity_vector(ENTHUSIAST[0])
     e = model.evidence(vector, np.array([words]))[0]
@@ -194,11 +195,13 @@ def test_a_persona_of_the_user_is_fitted_on_its_samples_and_the_background() -> 
 # --- the cache ------------------------------------------------------------------------------------------------------
 def test_cache_round_trip_keeps_the_fidelity_model(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
-    fresh = style.build_centroids(load_persona_samples(), path)
+    assert style.build_centroids(load_persona_samples(), path).fidelity is None  # fitted only when asked for
+    assert json.loads(path.read_text())["fidelity"] is None
+    fresh = style.build_centroids(load_persona_samples(), path, fidelity=True)
     stored = json.loads(path.read_text())
     assert stored["built_with"]["fidelity"] == F.FIDELITY_SIGNATURE
     assert stored["fidelity"]["background"][0].startswith(BACKGROUND_PREFIX)
-    again = style.build_centroids(load_persona_samples(), path)
+    again = style.build_centroids(load_persona_samples(), path)  # read back with the fidelity model
     assert fresh.fidelity is not None
     assert again.fidelity is not None
     assert np.array_equal(again.fidelity.calibration, fresh.fidelity.calibration)

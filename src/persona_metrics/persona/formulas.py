@@ -19,7 +19,6 @@ are checked by :class:`persona_metrics.persona.params.StyleParams`, and the scor
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -183,29 +182,35 @@ def fit_style_model(
     return StyleModel(centroids, pooled.std(axis=0), posterior)
 
 
-def text_vector(text: str, where: str) -> np.ndarray:
+def text_vector(text: str, where: str, fidelity: bool = False) -> np.ndarray:
     """The vector of one text; errors name ``where`` (``predictions[3]: text has no words ...``).
 
-    :func:`~persona_metrics.persona.stylometry.style_vector` (the 10 features, then the register markers), then
-    :func:`~persona_metrics.persona.stylometry.fidelity_vector`'s features (:data:`FIDELITY_SLICE`) and, last,
-    the number of words.
+    :func:`~persona_metrics.persona.stylometry.style_vector` (the 10 features, then the register markers); with
+    ``fidelity``, then :func:`~persona_metrics.persona.stylometry.fidelity_vector`'s features
+    (:data:`FIDELITY_SLICE`) and, last, the number of words (what ``method="fidelity"`` reads).
     """
     try:
         style = style_vector(text)
-        fidelity, n = fidelity_vector(text, style)
-        return np.concatenate([style, fidelity, [float(n)]])
+        if not fidelity:
+            return style
+        features, n = fidelity_vector(text, style)
+        return np.concatenate([style, features, [float(n)]])
     except ValueError as err:
         raise ValueError(f"{where}: {err}") from err
 
 
-def text_vectors(texts: Sequence[str], field: str = "predictions") -> list[np.ndarray]:
+def text_vectors(texts: Sequence[str], field: str = "predictions", fidelity: bool = False) -> list[np.ndarray]:
     """The feature vectors of ``texts``; an error names ``field`` and the index (``samples['x'][2]: ...``)."""
-    return [text_vector(text, f"{field}[{i}]") for i, text in enumerate(texts)]
+    return [text_vector(text, f"{field}[{i}]", fidelity) for i, text in enumerate(texts)]
 
 
-def vectors_or_none(predictions: Sequence[str], empty: frozenset[int]) -> list[np.ndarray | None]:
+def vectors_or_none(
+    predictions: Sequence[str], empty: frozenset[int], fidelity: bool = False
+) -> list[np.ndarray | None]:
     """The predictions' feature vectors, ``None`` at the ``empty`` positions (scored 0 under ``empty="zero"``)."""
-    return [None if i in empty else text_vector(text, f"predictions[{i}]") for i, text in enumerate(predictions)]
+    return [
+        None if i in empty else text_vector(text, f"predictions[{i}]", fidelity) for i, text in enumerate(predictions)
+    ]
 
 
 def samples_json(samples: Mapping[str, Sequence[object]]) -> str:
@@ -218,7 +223,7 @@ def fidelity_rows(texts: Sequence[tuple[str, str]], field: str) -> list[tuple[np
     rows = []
     for i, (text, group) in enumerate(texts):
         for piece in [text, *excerpts(text, EXCERPT_WORDS)]:
-            vector = text_vector(piece, f"{field}[{i}]")
+            vector = text_vector(piece, f"{field}[{i}]", fidelity=True)
             rows.append((vector[FIDELITY_SLICE], int(vector[-1]), group))
     return rows
 
@@ -237,19 +242,33 @@ def background_rows() -> dict[str, list[tuple[np.ndarray, int, str]]]:
 
 
 @cache
-def model_of_samples(samples_key: str, register_key: str = "{}", fidelity_key: str = "{}") -> StyleModel:
-    """The style model of JSON-encoded samples and extra texts (:func:`samples_json` of each), memoised.
+def model_of_samples(samples_key: str, register_key: str = "{}") -> StyleModel:
+    """The style model of JSON-encoded samples and register texts (:func:`samples_json` of each), memoised.
 
-    ``register_key``: the posterior's register texts ``{persona: [texts]}``; ``fidelity_key``: the fidelity
-    method's extra texts ``{persona: [[text, group], …]}`` (:func:`~persona_metrics.persona.samples.fidelity_texts`).
-    The fidelity model is fitted on each persona's samples (each its own group) and extra texts, their excerpts
-    and the shipped background.
+    Centroids, spread and posterior (:func:`fit_style_model`); no fidelity model (:func:`fidelity_of_samples`).
     """
-    samples, register, extra = json.loads(samples_key), json.loads(register_key), json.loads(fidelity_key)
-    model = fit_style_model(
+    samples, register = json.loads(samples_key), json.loads(register_key)
+    return fit_style_model(
         {name: text_vectors(texts, f"samples[{name!r}]") for name, texts in samples.items()},
         {name: text_vectors(texts, f"register[{name!r}]") for name, texts in register.items()},
     )
+
+
+@cache
+def fidelity_of_samples(samples_key: str, fidelity_key: str = "{}") -> FidelityModel | None:
+    """The fidelity model of JSON-encoded samples and extra texts, memoised; ``None`` where it cannot be fitted.
+
+    ``fidelity_key``: the method's extra texts ``{persona: [[text, group], …]}``
+    (:func:`~persona_metrics.persona.samples.fidelity_texts`). Fitted on each persona's samples (each its own
+    group) and extra texts, their excerpts and the shipped background. ``None`` when a persona has fewer than 2
+    texts or a background register's name (:meth:`StyleModel.similarities` says so when the method is asked for).
+    """
+    samples, extra = json.loads(samples_key), json.loads(fidelity_key)
+    if any(
+        len(texts) + len(extra.get(name, [])) < 2 or name.startswith(BACKGROUND_PREFIX)
+        for name, texts in samples.items()
+    ):
+        return None
     rows = {
         name: fidelity_rows(
             [(text, f"sample:{name}:{i}") for i, text in enumerate(texts)] + [tuple(t) for t in extra.get(name, [])],
@@ -257,12 +276,7 @@ def model_of_samples(samples_key: str, register_key: str = "{}", fidelity_key: s
         )
         for name, texts in samples.items()
     }
-    if any(
-        len(texts) + len(extra.get(name, [])) < 2 or name.startswith(BACKGROUND_PREFIX)
-        for name, texts in samples.items()
-    ):
-        return model  # StyleModel.similarities names what method 'fidelity' needs when it is asked for
-    return dataclasses.replace(model, fidelity=fit_fidelity(rows, background_rows()))
+    return fit_fidelity(rows, background_rows())
 
 
 def nearest(similarities: Mapping[str, float]) -> str:

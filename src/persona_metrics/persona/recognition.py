@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ from persona_metrics.persona.formulas import (
     DEFAULT_STYLE_METHOD,
     StyleModel,
     background_rows,
+    fidelity_of_samples,
     fidelity_rows,
     fit_style_model,
     model_of_samples,
@@ -61,10 +63,17 @@ METHODOLOGY_RANGES: Mapping[str, Mapping[str, tuple[float | None, float | None]]
 PRONOUN_ORDER: tuple[str, ...] = ("enthusiast", "formal_analyst", "journalist")
 
 
-def samples_model(samples: Mapping[str, Sequence[str]]) -> StyleModel:
-    """The style model of ``samples``, its posterior fitted with their register texts (memoised per process)."""
+def samples_model(samples: Mapping[str, Sequence[str]], fidelity: bool = False) -> StyleModel:
+    """The style model of ``samples``, its posterior fitted with their register texts (memoised per process).
+
+    ``fidelity``: fit the ``fidelity`` method's model too (with their extra texts and the background), which
+    only that method reads: the other methods do not pay for it.
+    """
+    model = model_of_samples(samples_json(samples), samples_json(register_texts(samples)))
+    if not fidelity:
+        return model
     extra = {name: [list(row) for row in rows] for name, rows in fidelity_texts(samples).items()}
-    return model_of_samples(samples_json(samples), samples_json(register_texts(samples)), samples_json(extra))
+    return dataclasses.replace(model, fidelity=fidelity_of_samples(samples_json(samples), samples_json(extra)))
 
 
 def _check_method(method: object) -> str:
@@ -158,8 +167,9 @@ def evaluate_personas(
         if name not in samples:
             raise ValueError(f"labelled persona {name!r} has no samples; personas with samples: {sorted(samples)}")
     personas = tuple(sorted(labelled))
-    vectors = {p: text_vectors(labelled[p], f"labelled[{p!r}]") for p in personas}
-    model = samples_model(samples)
+    wanted = method == "fidelity"
+    vectors = {p: text_vectors(labelled[p], f"labelled[{p!r}]", wanted) for p in personas}
+    model = samples_model(samples, fidelity=wanted)
     centroids = tuple(sorted(model.centroids))
     confusion = np.zeros((len(personas), len(centroids)), dtype=np.int64)
     similarity = np.zeros((len(personas), len(centroids)))

@@ -315,7 +315,9 @@ def _write_record(path: Path, record: Mapping[str, Any]) -> None:
         raise
 
 
-def build_centroids(samples: Mapping[str, Sequence[str]], cache_path: str | Path | None = None) -> StyleModel:
+def build_centroids(
+    samples: Mapping[str, Sequence[str]], cache_path: str | Path | None = None, fidelity: bool = False
+) -> StyleModel:
     """Centroid per persona, pooled spread and posterior model, cached as JSON, validated on every load.
 
     The JSON file holds ``{"format": 2, "key": <samples hash>, "feature_set_version", "built_with": {feature-set,
@@ -325,6 +327,9 @@ def build_centroids(samples: Mapping[str, Sequence[str]], cache_path: str | Path
     one of another format (an older release's, without the posterior model), one that does not match its digest
     (an edit such as two personas' centroids swapped) or one that does not validate (wrong features or personas,
     non-finite, negative or zero vectors, a posterior of the wrong shape) is replaced with a warning naming it.
+
+    ``fidelity``: the model must hold the ``fidelity`` method's model (``"fidelity"`` in the record; fitted only
+    when asked for, then added to the record: the other methods never pay for it).
     """
     key = samples_hash(samples)
     path = Path(cache_path) if cache_path is not None else default_centroid_path()
@@ -332,9 +337,9 @@ def build_centroids(samples: Mapping[str, Sequence[str]], cache_path: str | Path
         raise IsADirectoryError(f"centroid_cache {path} is a directory; give a file path")
     if path.exists():
         cached = _read_cached_model(path, key, list(samples))
-        if cached is not None:
+        if cached is not None and (cached.fidelity is not None or not fidelity):
             return cached
-    model = samples_model(samples)
+    model = samples_model(samples, fidelity=fidelity)
     _write_record(path, _cache_record(key, model))
     return StyleModel(dict(model.centroids), model.spread, model.posterior, model.fidelity)
 
@@ -497,8 +502,9 @@ def style_result(
         if persona not in samples:
             raise ValueError(f"personas[{i}] = {persona!r} is not a known persona; known: {sorted(samples)}")
     blank = tuple(i for i, text in enumerate(predictions) if is_wordless(text)) if zero else ()
-    vectors = vectors_or_none(predictions, frozenset(blank))
-    model = build_centroids(samples, params.centroid_cache)
+    wanted = params.method == "fidelity"
+    vectors = vectors_or_none(predictions, frozenset(blank), fidelity=wanted)
+    model = build_centroids(samples, params.centroid_cache, fidelity=wanted)
     if params.method == "fidelity":
         short = [i for i, v in enumerate(vectors) if v is not None and v[-1] < MIN_WORDS]
         if short:
