@@ -9,7 +9,6 @@ not the validity cases. The regularisation constant was chosen on the samples al
 from __future__ import annotations
 
 import json
-import re
 import warnings
 from pathlib import Path
 
@@ -19,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 from scipy.special import logsumexp
+from style_cache_damage import rescored_after_damage
 
-from persona_metrics import PersonaMetricsWarning
 from persona_metrics.persona import style
 from persona_metrics.persona.formulas import STYLE_METHODS, fit_style_model, text_vector, text_vectors
 from persona_metrics.persona.params import QualityParams, StyleParams
@@ -349,18 +348,9 @@ def test_a_tampered_or_older_cache_is_refused_with_a_warning(
 ) -> None:
     """Never read: rebuilt from the samples, with a warning naming the file (an older release's record holds
     no posterior model and carries a digest over its own fields: refused by its format, not misread)."""
-    path = tmp_path / "c.json"
     texts, personas = DEV_CASES["formal_analyst"], ["formal_analyst"] * 6
-    clean = score_style(texts, personas, method="posterior", centroid_cache=path)
-    stored = json.loads(path.read_text())
-    damage(stored)
-    if redigest:
-        stored["digest"] = style._cache_digest(stored)
-    path.write_text(json.dumps(stored))
-    with pytest.warns(PersonaMetricsWarning, match=f"persona centroid cache {re.escape(str(path))} .*{match}"):
-        again = score_style(texts, personas, method="posterior", centroid_cache=path)
-    assert again.scores.tolist() == clean.scores.tolist()
-    assert json.loads(path.read_text())["posterior"] is not None
+    stored = rescored_after_damage(tmp_path / "c.json", texts, personas, "posterior", damage, redigest, match)
+    assert stored["posterior"] is not None
 
 
 def test_leave_one_out_similarities_skip_a_persona_with_one_sample() -> None:

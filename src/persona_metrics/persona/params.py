@@ -130,8 +130,10 @@ class StyleParams(Params):
     method: str = option(
         DEFAULT_STYLE_METHOD,
         "style similarity: jsd (1 − Jensen-Shannon divergence, the methodology), zscore (per-feature agreement "
-        "in pooled standard deviations) or posterior (the probability of the target among the personas, from a "
-        "model fitted on their samples; both this project's extensions)",
+        "in pooled standard deviations), posterior (the probability of the target among the personas, from a "
+        "model fitted on their samples) or fidelity (graded, open-set and length-aware: the share of texts of the "
+        "same length, half the persona's own and half in other registers, that read less like the persona; use "
+        "it for summaries); the last three are this project's extensions",
         choices=STYLE_METHODS,
         check=_check_method,
     )
