@@ -202,7 +202,7 @@ def _fidelity_record(model: FidelityModel) -> dict[str, Any]:
 
 
 def _fidelity_of_record(stored: Mapping[str, Any] | None, names: Sequence[str]) -> FidelityModel | None:
-    """The fidelity model a record holds (None: a persona with fewer than 2 texts), if well-formed.
+    """The fidelity model a record holds, if well-formed (None: not fitted yet, or a persona with fewer than 2 texts).
 
     Raises:
         ValueError / KeyError / TypeError: what is wrong with it.
@@ -320,9 +320,10 @@ def build_centroids(
 ) -> StyleModel:
     """Centroid per persona, pooled spread and posterior model, cached as JSON, validated on every load.
 
-    The JSON file holds ``{"format": 2, "key": <samples hash>, "feature_set_version", "built_with": {feature-set,
-    package and posterior-model versions}, "features": [...], "centroids": {name: [...]}, "spread": [...],
-    "posterior": {"personas", "mean", "scale", "weights", "intercepts"} or null, "digest": <SHA-256>}``, the digest
+    The JSON file holds ``{"format": 3, "key": <samples hash>, "feature_set_version", "built_with": {feature-set,
+    package, posterior- and fidelity-model versions and texts}, "features": [...], "centroids": {name: [...]},
+    "spread": [...], "posterior": {"personas", "mean", "scale", "weights", "intercepts"} or null, "fidelity":
+    {"personas", "background", the length models, "calibration", "sd_floor"} or null, "digest": <SHA-256>}``, the digest
     over the format, key, versions and numbers together. A file with another key or other versions is replaced;
     one of another format (an older release's, without the posterior model), one that does not match its digest
     (an edit such as two personas' centroids swapped) or one that does not validate (wrong features or personas,

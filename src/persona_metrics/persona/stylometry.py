@@ -236,9 +236,10 @@ def style_vector(text: str) -> np.ndarray:
 # --- the ``fidelity`` method's features ----------------------------------------------------------------------------
 #: Features the ``fidelity`` method reads (``docs/style.md`` §4.8), in vector order: the methodology's features but
 #: ``type_token_ratio`` (its value falls with length whatever the register: 0.8 at 30 words, 0.6 at 200), the 7
-#: register markers, then 5 marks of the registers that are none of the personas (chat, legal, academic, recipes …):
-#: contractions, tokens holding a digit, capitalised words inside a sentence, brackets, colons and semicolons.
-#: Every one is a mean over the text's words or sentences, which is what the method's length model assumes.
+#: register markers, then 8 marks of the registers that are none of the personas (chat, legal, academic, recipes …):
+#: contractions, tokens holding a digit, capitalised words inside a sentence, brackets, colons and semicolons, line
+#: breaks, salutations and casual words. Every one is a mean over the text's words or sentences, which is what the
+#: method's length model assumes.
 FIDELITY_EXTRAS: tuple[str, ...] = (
     "contraction_rate",
     "digit_rate",
@@ -267,11 +268,12 @@ CASUAL_WORDS: frozenset[str] = frozenset(
 
 
 def raw_extras(text: str) -> dict[str, float]:
-    """The 5 extra marks of :data:`FIDELITY_EXTRAS` in their natural units.
+    """The 8 extra marks of :data:`FIDELITY_EXTRAS` in their natural units.
 
-    ``contraction_rate``, ``digit_rate`` and ``capital_rate`` are shares of the words (a capitalised word that
-    opens a Punkt sentence is not counted); ``bracket_rate`` (``(`` and ``[``) and ``colon_rate`` (``:`` and
-    ``;``) are per 100 words.
+    ``contraction_rate``, ``digit_rate``, ``capital_rate`` (a capitalised word that opens a Punkt sentence is not
+    counted), ``salutation_rate`` and ``casual_rate`` are shares of the words; ``bracket_rate`` (``(`` and ``[``),
+    ``colon_rate`` (``:`` and ``;``) and ``line_break_rate`` (line breaks inside the stripped text) are per 100
+    words.
 
     Raises:
         TypeError: ``text`` is not a string.
