@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from persona_metrics.cli import main
+from persona_metrics.persona import score_style
 
 GOOD_STYLE = {"prediction": "Shares rose 4% on Tuesday after the results.", "persona": "journalist"}
 GOOD_PERSONAL = {"document_id": "D1", "document": "d", "user_id": "U1", "reference": "r", "predictions": {"m": "x"}}
@@ -82,6 +83,26 @@ def test_score_names_file_line_and_field(capsys, tmp_path, metric, data, line, m
     assert code == 2
     assert out.out == ""
     assert f"{path}:{line}: {message}" in out.err
+
+
+@pytest.mark.parametrize("metric", ["persona_style", "persona_quality"])
+def test_an_empty_prediction_is_the_librarys_to_judge(capsys, tmp_path, metric) -> None:
+    """Issue 35: ``-o empty=zero`` scores an empty prediction 0, as the module does (before, the reader refused it
+    with ``['prediction'] must not be empty`` whatever the option); without it the library's error names FILE:LINE."""
+    row = (
+        {**GOOD_STYLE, "reference": "Shares rose 4% after the results."} if metric == "persona_quality" else GOOD_STYLE
+    )
+    path = tmp_path / "input.jsonl"
+    path.write_bytes(lines(row, {**row, "prediction": ""}))
+    assert main(["score", metric, str(path)]) == 2
+    assert f"{path}:2: field 'prediction': predictions[1] is empty" in capsys.readouterr().err
+    assert main(["score", metric, str(path), "-o", "empty=zero", "--format", "json"]) == 0
+    (report,) = json.loads(capsys.readouterr().out)
+    assert report["n"] == 2
+    if metric == "persona_style":  # the library's mean over both items, the empty one's 0 included
+        expected = score_style([row["prediction"], ""], ["journalist"] * 2, empty="zero").mean
+        assert report["style_similarity"] == expected
+        assert expected == score_style([row["prediction"]], ["journalist"]).mean / 2
 
 
 @pytest.mark.parametrize(("metric", "data", "line", "message"), SCORE_CASES[:5])

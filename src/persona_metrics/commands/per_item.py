@@ -38,10 +38,11 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "vert": ("prediction", "reference"),
     "summary_eval": ("prediction", "source"),
 }
-#: The fields that must not be blank, per metric (the library checks the rest, its errors named FILE:LINE).
+#: The fields that must not be blank, per metric (the library checks the rest, its errors named FILE:LINE): a
+#: blank prediction is the library's to judge, so that ``-o empty=zero`` scores it 0 as the module does.
 NONEMPTY: dict[str, tuple[str, ...]] = {
-    "persona_style": ("prediction", "persona"),
-    "persona_quality": ("prediction", "reference", "persona"),
+    "persona_style": ("persona",),
+    "persona_quality": ("reference", "persona"),
     "vert": (),
     "summary_eval": ("source",),
 }
