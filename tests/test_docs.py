@@ -58,3 +58,12 @@ def test_no_private_design_paths_are_cited() -> None:
         for m in PRIVATE.finditer(path.read_text(encoding="utf-8"))
     ]
     assert not offenders, offenders
+
+
+def test_the_readme_says_how_a_bare_load_finds_the_modules_where_it_first_shows_one() -> None:
+    """Issue 35: the first table is headed ``evaluate.load(NAME)``, which fails in a fresh process after ``pip install``
+    until ``import persona_metrics`` or ``persona-metrics register`` has run once; the README says so above it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    before = readme[: readme.index("| module (`evaluate.load(NAME)`)")]
+    assert "`import persona_metrics`" in before
+    assert "`persona-metrics register`" in before
