@@ -215,3 +215,37 @@ def test_judge_results_file_names_a_bad_byte(tmp_path) -> None:
     path.write_bytes(b'{"key": "a"}\n{"key": "\xff"}\n')
     with pytest.raises(ValueError, match=re.escape(f"{path}:2: not UTF-8 text")):
         ResultsLog(path).answers()
+
+
+@pytest.mark.parametrize("via", ["same name", "symlink", "./ spelling"])
+@pytest.mark.parametrize("option", ["--states", "--micro"])
+def test_an_output_naming_the_input_is_refused_and_the_input_kept(capsys, tmp_path, monkeypatch, via, option) -> None:
+    """Issue 35: ``score persona_style in.jsonl --shard 1/2 --states in.jsonl`` overwrote the input (also through a
+    symlink); now one line, exit 2, the input byte for byte as it was."""
+    monkeypatch.chdir(tmp_path)
+    data = lines(GOOD_STYLE, GOOD_STYLE)
+    Path("in.jsonl").write_bytes(data)
+    out = {"same name": "in.jsonl", "symlink": "link.jsonl", "./ spelling": "./in.jsonl"}[via]
+    if via == "symlink":
+        Path("link.jsonl").symlink_to("in.jsonl")
+    shard = ["--shard", "1/2"] if option == "--states" else []
+    assert main(["score", "persona_style", "in.jsonl", *shard, option, out]) == 2
+    assert f"{option} {Path(out)} is the input file in.jsonl: writing it would overwrite" in capsys.readouterr().err
+    assert Path("in.jsonl").read_bytes() == data
+
+
+def test_an_output_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch) -> None:
+    """Issue 35: states files were written with a plain write, so a killed run could leave one cut at a line."""
+    from persona_metrics.commands import output
+
+    path = tmp_path / "states.jsonl"
+    output.write_text(path, "old\n")
+
+    def killed(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(output.os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        output.write_text(path, "new\n" * 1000)
+    assert path.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["states.jsonl"]  # no temporary file left

@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
+import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -300,9 +302,37 @@ def item_rows(columns: Mapping[str, Sequence[Any]], **fields: Any) -> list[dict[
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` (UTF-8), creating the parent folders."""
+    """Write ``text`` to ``path`` (UTF-8), creating the parent folders.
+
+    The text goes to a temporary file beside ``path``, renamed into place: a killed run leaves the old file or the
+    new one whole, never one cut at a line.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def check_not_input(option: str, out: Path, inputs: Sequence[str | Path]) -> None:
+    """Refuse an output path that is one of the input files, by any name (a symlink, ``./``, another spelling).
+
+    Raises:
+        InputError: naming the option, the output and the input it would overwrite.
+    """
+    for given in inputs:
+        if str(given) == "-":
+            continue
+        source = Path(given)
+        same = out.exists() and source.exists() and os.path.samefile(out, source)
+        if same or out.resolve() == source.resolve():
+            raise InputError(
+                f"{option} {out} is the input file {given}: writing it would overwrite the input; give another path"
+            )
 
 
 def csv_text(rows: Sequence[Mapping[str, Any]]) -> str:

@@ -23,6 +23,7 @@ from persona_metrics.commands.output import (
     add_shard_arguments,
     add_significance_argument,
     captured_notes,
+    check_not_input,
     check_option_names,
     check_resamples_option,
     command_parser,
@@ -392,6 +393,7 @@ def _write_shard(args: argparse.Namespace, options: Mapping[str, Any], resamples
     if args.states is None or args.micro is not None:
         raise InputError("--shard needs --states OUT.jsonl and takes no --micro; see docs/scaling.md section 2")
     check_option_names(options, OPTIONS[args.metric], args.metric)
+    check_not_input("--states", args.states, [args.file])
     with input_errors():
         shard = parse_shard(args.shard)
         if args.metric in ("perseval", "degress"):
@@ -423,6 +425,8 @@ def run(args: argparse.Namespace) -> int:
         if args.shard is None:
             raise InputError("--states is written by --shard I/N; give both")
         return _write_shard(args, options, resamples)
+    if args.micro is not None:
+        check_not_input("--micro", args.micro, [args.file])
     with input_errors():
         report = score_file(args, options, resamples)
         if args.micro is not None:
