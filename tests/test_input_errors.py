@@ -236,6 +236,7 @@ def test_an_output_naming_the_input_is_refused_and_the_input_kept(capsys, tmp_pa
 
 def test_an_output_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch) -> None:
     """Issue 35: states files were written with a plain write, so a killed run could leave one cut at a line."""
+    from persona_metrics import resources
     from persona_metrics.commands import output
 
     path = tmp_path / "states.jsonl"
@@ -244,7 +245,7 @@ def test_an_output_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch) -
     def killed(src, dst):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(output.os, "replace", killed)
+    monkeypatch.setattr(resources.os, "replace", killed)
     with pytest.raises(KeyboardInterrupt):
         output.write_text(path, "new\n" * 1000)
     assert path.read_text() == "old\n"

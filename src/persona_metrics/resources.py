@@ -175,6 +175,23 @@ def remove_if_stale(path: Path, seconds: float = STALE_SECONDS) -> bool:
     return True
 
 
+def replace_file(path: Path, text: str, prefix: str = ".tmp-") -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically, creating the parent folders.
+
+    The text goes to a temporary file ``<prefix>*`` beside ``path``, renamed into place: a killed process leaves
+    the old file or the new one whole, never one cut short; a write that fails removes its temporary file.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=prefix, dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def _remove_stale_builds(parent: Path, name: str) -> None:
     """Remove the ``.<name>.tmp-*`` / ``.<name>.stale-*`` directories killed processes left.
 

@@ -11,7 +11,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -302,20 +301,13 @@ def item_rows(columns: Mapping[str, Sequence[Any]], **fields: Any) -> list[dict[
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` (UTF-8), creating the parent folders.
+    """Write ``text`` to ``path`` (UTF-8) atomically, creating the parent folders.
 
-    The text goes to a temporary file beside ``path``, renamed into place: a killed run leaves the old file or the
-    new one whole, never one cut at a line.
+    :func:`~persona_metrics.resources.replace_file`: a killed run leaves the old file or the new one whole.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from persona_metrics.resources import replace_file
+
+    replace_file(path, text, prefix=f".{path.name}.")
 
 
 def check_not_input(option: str, out: Path, inputs: Sequence[str | Path]) -> None:

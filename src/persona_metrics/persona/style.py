@@ -20,8 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +75,7 @@ from persona_metrics.persona.stylometry import (
     STYLE_FEATURES,
     is_wordless,
 )
-from persona_metrics.resources import cache_dir, remove_if_stale
+from persona_metrics.resources import cache_dir, remove_if_stale, replace_file
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals
 from persona_metrics.validation import check_bool, check_texts, warn
@@ -303,16 +301,9 @@ def _remove_stale_writes(directory: Path) -> None:
 
 def _write_record(path: Path, record: Mapping[str, Any]) -> None:
     """Write ``record`` as JSON to a temporary file beside ``path``, then rename it into place (atomic)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_writes(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=".centroids-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(record, f, indent=1)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    if path.parent.is_dir():
+        _remove_stale_writes(path.parent)
+    replace_file(path, json.dumps(record, indent=1), prefix=".centroids-")
 
 
 def build_centroids(

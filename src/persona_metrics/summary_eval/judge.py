@@ -24,7 +24,6 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -34,7 +33,7 @@ from typing import IO, Any, TypeGuard
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from persona_metrics.progress import progress_bar
-from persona_metrics.resources import cache_dir
+from persona_metrics.resources import cache_dir, replace_file
 from persona_metrics.signature import Signature
 from persona_metrics.summary_eval.params import (
     API_KEY_ENV,
@@ -206,11 +205,7 @@ def read_json(path: Path, what: str) -> Any:
 
 def write_json(path: Path, record: Mapping[str, Any]) -> None:
     """Write ``record`` as JSON to ``path`` atomically (a temporary file in its folder, created, then a rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(record, handle, ensure_ascii=False)
-    os.replace(tmp, path)
+    replace_file(path, json.dumps(record, ensure_ascii=False))
 
 
 class ResultsLog:
