@@ -34,12 +34,12 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.persona.fidelity import FidelityModel, fit_fidelity
-from persona_metrics.persona.formulas import BACKGROUND_PREFIX, fidelity_rows
+from persona_metrics.persona.formulas import BACKGROUND_PREFIX, fidelity_rows, sample_rows
 from persona_metrics.persona.quality import combine_quality, score_content, score_quality
 from persona_metrics.persona.samples import (
     SUMMARY_TEXTS_FILE,
-    _register_rows,
     load_persona_samples,
+    register_rows,
     shipped_background_texts,
     shipped_fidelity_texts,
 )
@@ -82,11 +82,11 @@ def load() -> Dev:
     background = shipped_background_texts()
     return Dev(
         tuple(samples),
-        {p: fidelity_rows([(t, f"sample:{p}:{i}") for i, t in enumerate(ts)], p) for p, ts in samples.items()},
+        {p: sample_rows(p, ts) for p, ts in samples.items()},
         {p: fidelity_rows(list(rows), p) for p, rows in shipped_fidelity_texts().items()},
         {i: fidelity_rows([(t, i)], "background") for texts in background.values() for t, i in texts},
         {i: name for name, texts in background.items() for _, i in texts},
-        _register_rows(SUMMARY_TEXTS_FILE),
+        list(register_rows(SUMMARY_TEXTS_FILE)),
     )
 
 
@@ -272,7 +272,7 @@ def summary_triples(dev: Dev, held_out: Mapping[str, np.ndarray]) -> list[tuple]
 
 
 def hard_triples(personas: Sequence[str]) -> list[tuple]:
-    rows = _register_rows("quality_triples.jsonl")
+    rows = register_rows("quality_triples.jsonl")
     print("persona_quality hard-negative triples: method length, persona, good>wr, wr>wc, both")
     lines = []
     for method in METHODS:

@@ -228,6 +228,11 @@ def fidelity_rows(texts: Sequence[tuple[str, str]], field: str) -> list[tuple[np
     return rows
 
 
+def sample_rows(name: str, texts: Sequence[str]) -> list[tuple[np.ndarray, int, str]]:
+    """:func:`fidelity_rows` of persona ``name``'s samples, each its own group (``sample:<name>:<i>``)."""
+    return fidelity_rows([(text, f"sample:{name}:{i}") for i, text in enumerate(texts)], f"samples[{name!r}]")
+
+
 #: The fidelity model names each background register ``background:<register>`` (never a persona's name).
 BACKGROUND_PREFIX = "background:"
 
@@ -270,10 +275,7 @@ def fidelity_of_samples(samples_key: str, fidelity_key: str = "{}") -> FidelityM
     ):
         return None
     rows = {
-        name: fidelity_rows(
-            [(text, f"sample:{name}:{i}") for i, text in enumerate(texts)] + [tuple(t) for t in extra.get(name, [])],
-            f"samples[{name!r}]",
-        )
+        name: sample_rows(name, texts) + fidelity_rows([tuple(t) for t in extra.get(name, [])], f"extra[{name!r}]")
         for name, texts in samples.items()
     }
     return fit_fidelity(rows, background_rows())

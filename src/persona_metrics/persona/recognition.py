@@ -28,6 +28,7 @@ from persona_metrics.persona.formulas import (
     fit_style_model,
     model_of_samples,
     nearest,
+    sample_rows,
     samples_json,
     text_vectors,
 )
@@ -215,15 +216,12 @@ def leave_one_out_similarities(
 def _leave_one_out_fidelity(samples: Mapping[str, Sequence[str]]) -> dict[str, list[dict[str, float]]]:
     """:func:`leave_one_out_similarities` of ``method="fidelity"``."""
     extra = fidelity_texts(samples)
-    rows = {
-        name: fidelity_rows([(text, f"sample:{i}") for i, text in enumerate(texts)], f"samples[{name!r}]")
-        for name, texts in samples.items()
-    }
+    rows = {name: sample_rows(name, texts) for name, texts in samples.items()}
     more = {name: fidelity_rows(list(texts), f"fidelity_texts[{name!r}]") for name, texts in extra.items()}
     out: dict[str, list[dict[str, float]]] = {name: [] for name, texts in samples.items() if len(texts) > 1}
     for name, scored in out.items():
         for i in range(len(samples[name])):
-            left = f"sample:{i}"
+            left = f"sample:{name}:{i}"
             fit = {
                 other: [r for r in rows[other] if other != name or r[2] != left] + more.get(other, [])
                 for other in samples

@@ -178,12 +178,17 @@ REGISTER_TEXTS_FILE = "register_texts.jsonl"
 
 
 @cache
+def register_rows(name: str) -> tuple[dict[str, str], ...]:
+    """The lines of the JSON-lines file ``name`` of the package's ``persona/register/`` folder, read once."""
+    path = importlib_resources.files("persona_metrics.persona") / "register" / name
+    return tuple(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+
+
+@cache
 def shipped_register_texts() -> dict[str, tuple[str, ...]]:
     """``{shipped persona: its register texts}``, read once from the package."""
-    path = importlib_resources.files("persona_metrics.persona") / "register" / REGISTER_TEXTS_FILE
     out: dict[str, list[str]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
+    for row in register_rows(REGISTER_TEXTS_FILE):
         out.setdefault(row["persona"], []).append(row["text"])
     return {name: tuple(texts) for name, texts in sorted(out.items())}
 
@@ -218,16 +223,11 @@ BACKGROUND_TEXTS_FILE = "background_texts.jsonl"
 SUMMARY_TEXTS_FILE = "summary_texts.jsonl"
 
 
-def _register_rows(name: str) -> list[dict[str, str]]:
-    path = importlib_resources.files("persona_metrics.persona") / "register" / name
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
 @cache
 def shipped_background_texts() -> dict[str, tuple[tuple[str, str], ...]]:
     """``{register: ((text, id), …)}``: the shipped texts in none of the personas' registers, read once."""
     out: dict[str, list[tuple[str, str]]] = {}
-    for row in _register_rows(BACKGROUND_TEXTS_FILE):
+    for row in register_rows(BACKGROUND_TEXTS_FILE):
         out.setdefault(row["register"], []).append((row["text"], row["id"]))
     return {name: tuple(texts) for name, texts in out.items()}
 
@@ -237,7 +237,7 @@ def shipped_fidelity_texts() -> dict[str, tuple[tuple[str, str], ...]]:
     """``{shipped persona: ((text, id), …)}``: its register texts and its summary-length texts, read once."""
     out: dict[str, list[tuple[str, str]]] = {}
     for name in (REGISTER_TEXTS_FILE, SUMMARY_TEXTS_FILE):
-        for row in _register_rows(name):
+        for row in register_rows(name):
             out.setdefault(row["persona"], []).append((row["text"], row["id"]))
     return {name: tuple(texts) for name, texts in sorted(out.items())}
 

@@ -107,6 +107,15 @@ def _check(text: object) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=16)
+def sentences(text: str) -> tuple[str, ...]:
+    """The Punkt sentences of ``text`` that hold a word (kept for the last few texts).
+
+    The features of one text (:func:`raw_features`, :func:`raw_extras`, :func:`excerpts`) split it once.
+    """
+    return tuple(s for s in sent_tokenize(text) if words(s))
+
+
 @functools.lru_cache(maxsize=65536)
 def syllables(word: str) -> int:
     """Syllables of one word: textstat's count, CMUdict first (pinned offline, see resources)."""
@@ -136,7 +145,7 @@ def raw_features(text: str) -> dict[str, float]:
     toks = words(text)
     lower = [t.lower().replace("’", "'") for t in toks]
     n = len(toks)
-    n_sentences = max(1, len([s for s in sent_tokenize(text) if words(s)]))
+    n_sentences = max(1, len(sentences(text)))
     per100 = 100.0 / n
     in_number = _IN_NUMBER.findall(text)
     return {
@@ -283,7 +292,7 @@ def raw_extras(text: str) -> dict[str, float]:
     toks = words(text)
     n = len(toks)
     lower = [t.lower().replace("’", "'") for t in toks]
-    openers = sum(1 for s in sent_tokenize(text) if (first := words(s)) and first[0][:1].isupper())
+    openers = sum(1 for s in sentences(text) if words(s)[0][:1].isupper())
     capitals = sum(1 for t in toks if t[:1].isupper())
     return {
         "contraction_rate": sum(t.endswith(CONTRACTION_ENDINGS) or t in CONTRACTION_WORDS for t in lower) / n,
@@ -323,12 +332,12 @@ def excerpts(text: str, lengths: tuple[int, ...]) -> list[str]:
     >>> excerpts("One two three. Four five six. Seven eight.", (2, 4, 9))
     ['One two three.', 'One two three. Four five six.']
     """
-    sentences = [s for s in sent_tokenize(text) if words(s)]
+    parts = sentences(text)
     total = len(words(text))
     out: list[str] = []
     for length in lengths:
         count, prefix = 0, []
-        for sentence in sentences:
+        for sentence in parts:
             prefix.append(sentence)
             count += len(words(sentence))
             if count >= length:
