@@ -82,9 +82,9 @@ test-avx2: register
 # The reliability suite (tests/test_fuzz.py) at full size: >= 10,000 random hypothesis examples per metric, valid and
 # bad, through the evaluate modules and the library; prints ok / documented error / crash / NaN / out-of-range /
 # nondeterminism per metric (also test-artifacts/fuzz-summary.txt); 20 min 41 s on the idle 2-core machine (load
-# 1.0-1.2). `make test` runs a fixed 250 per metric (~35 s). CI runs `make fuzz-sample`: 1,000 per metric (500 through each entry point), random under a
-# seed it is given (.ci/run: the commit's first 8 hex digits), so each commit explores other inputs and a failure
-# is replayed with the same FUZZ_SEED (~2 min).
+# 1.0-1.2). `make test` runs a fixed 250 per metric (~35 s). CI runs `make fuzz-sample`: 1,000 per metric (500
+# through each entry point), random under a seed it is given (.ci/run: the commit's first 8 hex digits), so each
+# commit explores other inputs and a failure is replayed with the same FUZZ_SEED (~2 min).
 fuzz: register
 	PERSONA_METRICS_FUZZ=full $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_fuzz.py
 
