@@ -415,6 +415,60 @@ def test_every_prediction_empty(tok, eval_ds) -> None:
         assert run_streaming(skip, tok, nothing, SUMMARIES) == {"num_empty": 8}
 
 
+#: What the warning must say for perseval / degress under empty="zero" (issue 35): the problem and what to do.
+DEGRESS_REWARDS_EMPTY = ("DEGRESS rewards empty output", "empty='skip'", "empty='error'", "eval_accuracy_distance")
+
+
+def _empty_warnings(hook, tok, predictions):
+    """The hook's result on ``predictions`` and the library's warnings it gave."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = hook(eval_pred(tok, predictions, SUMMARIES))
+    return result, [str(w.message) for w in caught if issubclass(w.category, PersonaMetricsWarning)]
+
+
+@pytest.mark.filterwarnings(SINGLE_REFERENCE)
+@pytest.mark.parametrize("name", ["perseval", "degress"])
+def test_zero_warning_says_that_degress_rewards_empty_output(tok, eval_ds, name) -> None:
+    """Issue 35: under the default empty="zero" an empty generation is at distance 1 from every text, another empty
+    one included, so DEGRESS rewards it (all-empty output scores far above one identical text for every user). The
+    hook's warning says so and what to do; the numbers stay the library's (checked by the hand calculation above).
+    The old warning said only "each gets the library's score for an empty summary"."""
+    hook = make_compute_metrics(name, tok, eval_ds, distance="rougeL")
+    result, messages = _empty_warnings(hook, tok, WITH_EMPTY)
+    assert result["num_empty"] == 2
+    (message,) = [m for m in messages if "predictions are empty" in m]
+    for phrase in DEGRESS_REWARDS_EMPTY:
+        assert phrase in message, (phrase, message)
+    # the claim holds on these rows: all-empty output looks more responsive than one identical text for every user
+    columns = {"references": SUMMARIES, "documents": COLUMNS["document"]}
+    nothing = direct("degress", predictions=[""] * len(ROWS), **columns)["degress"]
+    same = direct("degress", predictions=[PREDICTIONS[0]] * len(ROWS), **columns)["degress"]
+    assert nothing > 0.5 > 1e-3 > same
+    # only where DEGRESS scores the empty generations: skip leaves them out, the style metrics score them 0
+    for other, policy in [(name, "skip"), ("persona_style", "zero")]:
+        _, messages = _empty_warnings(make_compute_metrics(other, tok, eval_ds, empty=policy), tok, WITH_EMPTY)
+        (message,) = [m for m in messages if "predictions are empty" in m]
+        assert "DEGRESS rewards empty output" not in message
+
+
+def test_hook_docs_and_degress_card_say_that_degress_rewards_empty_output() -> None:
+    """Issue 35: the hook's docs and the degress card name the problem of the default empty="zero" and the way out."""
+    from pathlib import Path
+
+    import persona_metrics.integrations.hooks as hooks
+
+    card = (Path(__file__).resolve().parents[1] / "metrics" / "degress" / "README.md").read_text(encoding="utf-8")
+    for text in (hooks.__doc__, make_compute_metrics.__doc__, card):
+        assert text is not None
+        flat = " ".join(text.split())
+        assert "DEGRESS rewards empty output" in flat
+        assert "skip" in flat
+        assert "error" in flat
+
+
 @pytest.mark.parametrize("value", ["zeros", "Zero", "", None, ["zero"]])
 def test_invalid_empty_value_names_the_allowed_values(tok, eval_ds, value) -> None:
     import re

@@ -11,7 +11,11 @@ and the distributed metric classes (:mod:`persona_metrics.integrations.distribut
 * ``"zero"``: an empty prediction gets the metric's score for an empty summary, computed by the library. Where
   the library defines one it is kept as it is (``perseval`` / ``degress``: the summary is at distance 1 from every
   text; ``vert``: sim 0, WMD at the cap, VERT 0; ``summary_eval``: accuracy 0 without a judge call, coherence
-  0, completeness as the original computes it for the empty text, docs/summary_eval.md §6). For
+  0, completeness as the original computes it for the empty text, docs/summary_eval.md §6). DEGRESS rewards
+  empty output (:data:`EMPTY_REWARDED`): an empty summary is at distance 1 from every text, other empty
+  summaries included, so empty generations look responsive (an all-empty model gets a high DEGRESS, a model
+  that gives every user one identical text ≈ 0); only ``accuracy_distance`` (1 for an empty summary) and the
+  PerSEval it lowers show them, and the warning says so. For
   ``persona_style`` and ``persona_quality`` the module is called with ``empty="zero"``: the item scores 0
   (every component for ``persona_quality``) and every mean is taken over all items with those zeros, so it
   drops by the share of empty items;
@@ -35,7 +39,16 @@ from typing import Any
 from persona_metrics.persona.stylometry import is_wordless
 from persona_metrics.validation import ALLOWED_EMPTY, check_empty, check_text, warn
 
-__all__ = ["ALLOWED_EMPTY", "DEFAULT_EMPTY", "NUM_EMPTY", "WORDLESS_UNDEFINED", "EmptyPolicy", "is_empty"]
+__all__ = [
+    "ALLOWED_EMPTY",
+    "DEFAULT_EMPTY",
+    "EMPTY_REWARDED",
+    "EMPTY_REWARDED_NOTE",
+    "NUM_EMPTY",
+    "WORDLESS_UNDEFINED",
+    "EmptyPolicy",
+    "is_empty",
+]
 
 #: The default: training goes on, each empty prediction scores the metric's score for an empty summary (or 0).
 DEFAULT_EMPTY = "zero"
@@ -44,6 +57,19 @@ DEFAULT_EMPTY = "zero"
 WORDLESS_UNDEFINED: tuple[str, ...] = ("persona_style", "persona_quality")
 #: The result key of the count of empty predictions (``eval_num_empty`` in the Trainer's logs).
 NUM_EMPTY = "num_empty"
+#: Metrics whose library score of an empty summary is rewarded by DEGRESS: an empty text is at distance 1 from every
+#: text, another empty one included, so empty generations look maximally responsive (docs/evaluate_conventions.md
+#: §4.4; the degress card, Limitations).
+EMPTY_REWARDED: tuple[str, ...] = ("degress", "perseval")
+#: What the ``"zero"`` warning adds for :data:`EMPTY_REWARDED` metrics: the problem and what to do.
+EMPTY_REWARDED_NOTE = (
+    "DEGRESS rewards empty output: an empty summary is at distance 1 from every text, other empty summaries "
+    "included, so empty generations raise degress (and lower egises) as if the model were responsive (an all-empty "
+    "model scores a high DEGRESS, one identical text for every user about 0); only accuracy_distance (1 for an "
+    "empty summary) and PerSEval show them. Do not pick checkpoints by eval_degress while eval_num_empty > 0: pass "
+    "empty='skip' to score the non-empty predictions alone, or empty='error' to stop, and watch "
+    "eval_accuracy_distance (docs/evaluate_conventions.md §4.4)"
+)
 
 
 def is_empty(name: str, text: str) -> bool:
@@ -174,7 +200,9 @@ class EmptyPolicy:
             done = "they are left out of the scores"
         else:
             done = "nothing was left to score, so only num_empty is reported"
+        rewarded = f" {EMPTY_REWARDED_NOTE}." if self.policy == "zero" and self.name in EMPTY_REWARDED else ""
         return (
-            f"{self.name}: {count} of {n} predictions are {what}; with empty={self.policy!r} {done}. num_empty "
-            "reports the count of every evaluation (eval_num_empty in the Trainer's logs); this warning is shown once"
+            f"{self.name}: {count} of {n} predictions are {what}; with empty={self.policy!r} {done}.{rewarded} "
+            "num_empty reports the count of every evaluation (eval_num_empty in the Trainer's logs); this warning is "
+            "shown once"
         )

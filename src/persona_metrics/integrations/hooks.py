@@ -28,7 +28,11 @@ the Trainer (its evaluation sampler is sequential) and to :func:`make_compute_me
 Empty generations never stop training: ``empty="zero"`` (the default) scores an empty prediction with the
 library's score for an empty summary (0 for the style metrics, given ``empty="zero"``), ``"skip"`` leaves it out,
 ``"error"`` raises the library's named error; every result has ``num_empty`` (``eval_num_empty`` in the logs). See
-:mod:`persona_metrics.integrations.empty`.
+:mod:`persona_metrics.integrations.empty`. DEGRESS rewards empty output: an empty summary is at distance 1 from every
+text, so under ``"zero"`` empty generations raise ``eval_degress`` (an all-empty model scores high, one identical
+text for every user about 0) and only ``eval_accuracy_distance`` and ``eval_perseval`` show them; the warning of a
+``perseval`` / ``degress`` hook says so. Do not pick checkpoints by ``eval_degress`` while ``eval_num_empty`` > 0:
+pass ``empty="skip"`` (score the non-empty predictions alone) or ``empty="error"``.
 """
 
 from __future__ import annotations
@@ -330,7 +334,10 @@ def make_compute_metrics(
             also a text without a word) does: ``"zero"`` (default) scores it with the library's score for an empty
             summary (0 for the style metrics, which are given ``empty="zero"``); ``"skip"`` leaves it out;
             ``"error"`` raises the library's named error. Every result has ``num_empty``; the first evaluation with
-            one warns once (:mod:`persona_metrics.integrations.empty`, docs/evaluate_conventions.md §4.4).
+            one warns once (:mod:`persona_metrics.integrations.empty`, docs/evaluate_conventions.md §4.4). DEGRESS
+            rewards empty output (an empty summary is at distance 1 from every text, so it looks responsive): for
+            ``perseval`` and ``degress`` the ``"zero"`` warning says so; use ``"skip"`` or ``"error"`` there when
+            checkpoints are picked by ``degress``.
         **compute_kwargs: options passed to ``metric.compute`` (``distance="jsd"``, ``bootstrap=1000`` ...).
 
     Returns:
