@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+import states_lines
 
 from persona_metrics import PersonaMetricsWarning
 from persona_metrics.cli import main
@@ -146,28 +147,23 @@ def test_merge_refuses_shards_of_another_input(capsys, shards, tmp_path) -> None
         capsys, tmp_path / "o", ["score", "degress", SAMPLE, "--significance-resamples", "1"], 2, [2]
     )
     assert "options differs" in refused(capsys, shards[0], theirs)
-    header, *rest = shards[1].read_text().splitlines()
-    forged = tmp_path / "forged.jsonl"
-    forged.write_text("\n".join([json.dumps({**json.loads(header), "input_sha256": "0" * 64}), *rest]) + "\n")
+    header, *rest = states_lines.rows(shards[1])
+    forged = states_lines.write(tmp_path / "forged.jsonl", [{**header, "input_sha256": "0" * 64}, *rest])
     assert f"{forged}: input_sha256 differs" in refused(capsys, shards[0], forged)
 
 
 def test_merge_refuses_another_metric_and_signature(capsys, shards, tmp_path) -> None:
-    header, *rest = shards[1].read_text().splitlines()
+    header, *rest = states_lines.rows(shards[1])
     for field, value in (("metric", "perseval"), ("boards", {"rougeL": {"signature": "x", "params": {}}})):
-        forged = tmp_path / f"{field}.jsonl"
-        forged.write_text("\n".join([json.dumps({**json.loads(header), field: value}), *rest]) + "\n")
+        forged = states_lines.write(tmp_path / f"{field}.jsonl", [{**header, field: value}, *rest])
         assert f"{forged}: {field} differs" in refused(capsys, shards[0], forged)
 
 
 def test_merge_names_file_and_line_of_a_damaged_state(capsys, shards, tmp_path) -> None:
-    lines = shards[1].read_text().splitlines()
-    number = next(k for k, line in enumerate(lines) if '"document"' in line and '"kind"' in line)
-    row = json.loads(lines[number])
-    row["edp"] = row["edp"][:-1]
-    lines[number] = json.dumps(row)
-    damaged = tmp_path / "damaged.jsonl"
-    damaged.write_text("\n".join(lines) + "\n")
+    lines = states_lines.rows(shards[1])
+    number = next(k for k, line in enumerate(lines) if line.get("kind") == "document")
+    lines[number]["edp"] = lines[number]["edp"][:-1]
+    damaged = states_lines.write(tmp_path / "damaged.jsonl", lines)
     assert f"{damaged}:{number + 1}: field 'edp' must be a list of" in refused(capsys, shards[0], damaged)
     plain = tmp_path / "plain.jsonl"
     plain.write_text(SAMPLE.read_text())

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+import states_lines
 
 from persona_metrics.cli import main
 from persona_metrics.integrations.states import read_states, shard_block
@@ -222,7 +223,8 @@ def _drop(field: str):
 
 #: (which line: 0 = header, "result", "item"; how it is damaged; what the error says after FILE:LINE).
 DAMAGES = [
-    ("item", _set("score", "high"), "field 'score' must be a number, got 'high'"),
+    ("item", _set("score", "high"), "field 'score' must be a number in [0, 1], got 'high'"),
+    ("item", _set("score", 5.0), "field 'score' must be a number in [0, 1], got 5.0"),
     ("item", _drop("persona"), "field 'persona' is missing (expected a string)"),
     ("item", _set("empty", 0), "field 'empty' must be true or false"),
     ("item", _set("index", 4), "field 'index' is 4, expected 5 (shard 2/2 holds the items 5 to 9 in order)"),
@@ -241,19 +243,18 @@ DAMAGES = [
 
 @pytest.mark.parametrize(("where", "change", "message"), DAMAGES)
 def test_a_damaged_line_is_named_with_its_field(capsys, tmp_path, style_shards, where, change, message) -> None:
-    lines = [json.loads(line) for line in style_shards[1].read_text().splitlines()]
+    lines = states_lines.rows(style_shards[1])
     number = where if isinstance(where, int) else next(k for k, line in enumerate(lines) if line.get("kind") == where)
     lines[number] = change(lines[number])
-    damaged = tmp_path / "damaged.jsonl"
-    damaged.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    damaged = states_lines.write(tmp_path / "damaged.jsonl", lines)
     assert f"{damaged}:{number + 1}: {message}" in refused(capsys, style_shards[0], damaged)
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        (b'{"format": "persona-metrics-states", "version": 1}\n{"kind": "item", "score": NaN}\n', ":2: not valid JSON"),
-        (b'{"format": "persona-metrics-states", "version": 1}\n{"kind": "it\xffem"}\n', ":2: not UTF-8 text"),
+        (b'{"format": "persona-metrics-states", "version": 2}\n{"kind": "item", "score": NaN}\n', ":2: not valid JSON"),
+        (b'{"format": "persona-metrics-states", "version": 2}\n{"kind": "it\xffem"}\n', ":2: not UTF-8 text"),
         (b"\n", ":1: not valid JSON"),
     ],
 )
@@ -264,13 +265,13 @@ def test_unreadable_states_are_named(capsys, tmp_path, text, message) -> None:
 
 
 def test_another_signature_or_input_is_refused(capsys, tmp_path, style_shards) -> None:
-    header, result, *items = (json.loads(line) for line in style_shards[1].read_text().splitlines())
+    header, result, *items = states_lines.rows(style_shards[1])
     forged = tmp_path / "forged.jsonl"
     result["config"] = [*result["config"], "bootstrap:10,seed:0"]
-    forged.write_text("".join(json.dumps(line) + "\n" for line in (header, result, *items)))
+    states_lines.write(forged, [header, result, *items])
     assert "the persona_style signature of 'style' differs from" in refused(capsys, style_shards[0], forged)
     header["input_sha256"] = "0" * 64
-    forged.write_text("".join(json.dumps(line) + "\n" for line in (header, result, *items)))
+    states_lines.write(forged, [header, result, *items])
     assert f"{forged}: input_sha256 differs" in refused(capsys, style_shards[0], forged)
 
 

@@ -41,8 +41,9 @@ number, interval, p-value, note and the signature, bit for bit (docs/scaling.md 
 A perseval / degress / pens shard holds the documents that a stable hash (BLAKE2b) of the document id assigns to it,
 so a document's users are never split; a persona_style, persona_quality, vert, summary_eval or cnndm shard holds
 the I-th of N contiguous blocks of the items (articles). Files may be given in any order. The merge refuses, naming
-the file, states of another input (its SHA-256 differs), metric, options or signature, a shard given twice, a
-missing shard, and a damaged line (FILE:LINE and the field); nothing is printed then (exit status 2).
+the file, states of another input (its SHA-256 differs; the path as typed may), metric, options or signature, a
+shard given twice, a missing shard, a damaged, edited, dropped or cut line (FILE:LINE: every line carries a check)
+and items that no line or two lines hold; nothing is printed then (exit status 2).
 
 examples:
   persona-metrics merge states/*.jsonl

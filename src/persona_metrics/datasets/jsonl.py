@@ -85,6 +85,20 @@ def read_input(path: str | Path) -> str:
     return decode_text(read_input_bytes(path), input_name(path))
 
 
+def text_lines(text: str) -> list[str]:
+    r"""The lines of ``text``, split at ``\n`` (a ``\r`` before it dropped) and nowhere else.
+
+    Not :meth:`str.splitlines`, which also splits at U+2028, U+0085, ``\x0c`` and others: JSON writes those
+    unescaped inside strings, and news text holds them, so a line of a file is what ends at a newline.
+
+    >>> text_lines("a\u2028b\r\nc\n")
+    ['a\u2028b', 'c']
+    """
+    if not text:
+        return []
+    return [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")]
+
+
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
     """``(line number, object)`` for each non-blank line of a JSON-lines file (``-``: standard input).
 
@@ -93,7 +107,7 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
         ValueError: a line that is not valid JSON or not a JSON object (``file:line`` named).
     """
     name = input_name(path)
-    for lineno, line in enumerate(read_input(path).splitlines(), start=1):
+    for lineno, line in enumerate(text_lines(read_input(path)), start=1):
         if not line.strip():
             continue
         try:

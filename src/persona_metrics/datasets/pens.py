@@ -325,9 +325,9 @@ def read_hyps(path: str | Path, num_examples: int) -> list[str]:
     Raises:
         ValueError: the line count differs from ``num_examples`` (both counts named).
     """
-    from persona_metrics.datasets.jsonl import read_text
+    from persona_metrics.datasets.jsonl import read_text, text_lines
 
-    lines = read_text(path).splitlines()
+    lines = text_lines(read_text(path))
     if len(lines) != num_examples:
         raise ValueError(f"{path}: {len(lines)} lines but the PENS test data has {num_examples} examples")
     return [line.strip() for line in lines]

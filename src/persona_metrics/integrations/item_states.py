@@ -32,13 +32,14 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.integrations.merge import merge
-from persona_metrics.integrations.states import States, check_shards, shard_block
+from persona_metrics.integrations.states import States, check_shards, finite, shard_block, within
 from persona_metrics.persona.quality import ContentResult, QualityResult
 from persona_metrics.persona.style import StyleResult
 from persona_metrics.signature import Signature
 from persona_metrics.summary_eval.components import Completeness
 from persona_metrics.summary_eval.judge import Verdict
 from persona_metrics.summary_eval.scorer import SummaryEvalResult
+from persona_metrics.vert.formulas import MAX_WMD_RATIO
 from persona_metrics.vert.scorer import VertResult
 
 #: A field check: a predicate on the value and what the value must be (for the error).
@@ -47,7 +48,7 @@ Spec = tuple[Callable[[Any], bool], str]
 
 # --- field checks ----------------------------------------------------------------------------------------------
 def _number(value: Any) -> bool:
-    return isinstance(value, float | int) and not isinstance(value, bool)
+    return finite(value)
 
 
 def _number_or_null(value: Any) -> bool:
@@ -63,7 +64,7 @@ def _flag(value: Any) -> bool:
 
 
 def _whole(value: Any) -> bool:
-    return type(value) is int
+    return type(value) is int and 0 <= value < 2**62
 
 
 def _parts(value: Any) -> bool:
@@ -94,7 +95,7 @@ def _topics(value: Any) -> bool:
 
 #: The fields of a judge's verdict line and their checks.
 VERDICT_FIELDS: dict[str, Spec] = {
-    "accuracy": (_number_or_null, "a number or null"),
+    "accuracy": (lambda v: v is None or within(0.0, 1.0)(v), "a number in [0, 1] or null"),
     "score": (lambda v: v is None or _whole(v), "a whole number or null"),
     "rationale": (lambda v: isinstance(v, str), "a string"),
     "status": (lambda v: isinstance(v, str), "a string"),
@@ -112,6 +113,9 @@ def _verdict(value: Any) -> bool:
 
 NUMBER: Spec = (_number, "a number")
 NUMBER_OR_NULL: Spec = (_number_or_null, "a number or null")
+#: A score in [0, 1] (what the metric's definition allows; :data:`~persona_metrics.integrations.states.SLACK`).
+UNIT: Spec = (within(0.0, 1.0), "a number in [0, 1]")
+UNIT_OR_NULL: Spec = (lambda v: v is None or within(0.0, 1.0)(v), "a number in [0, 1] or null")
 TEXT: Spec = (lambda v: isinstance(v, str), "a string")
 TEXT_OR_NULL: Spec = (_text_or_null, "a string or null")
 FLAG: Spec = (_flag, "true or false")
@@ -182,7 +186,7 @@ def _style_items(result: StyleResult) -> list[dict[str, Any]]:
 
 
 def _style_spec(shared: Mapping[str, Any]) -> dict[str, Spec]:
-    spec = {"score": NUMBER, "persona": TEXT, "nearest": TEXT_OR_NULL, "empty": FLAG}
+    spec = {"score": UNIT, "persona": TEXT, "nearest": TEXT_OR_NULL, "empty": FLAG}
     if shared["features"]:
         spec["features"] = (_pair_map_or_null, "an object of [summary value, centroid value] pairs, or null")
     return spec
@@ -225,6 +229,11 @@ QUALITY_ARRAYS: dict[str, Callable[[QualityResult], np.ndarray | None]] = {
 }
 
 
+#: The persona_quality components with a bounded range: ROUGE, BLEURT (clipped) and the style score lie in [0, 1];
+#: BERTScore (rescaled), the content score and the overall score are only finite.
+QUALITY_SPECS: dict[str, Spec] = {"rougeLsum": UNIT, "bleurt": UNIT, "style_similarity": UNIT}
+
+
 def _quality_shared(result: QualityResult) -> dict[str, Any]:
     return {
         "config": list(result.config.parts),
@@ -251,7 +260,7 @@ def _quality_items(result: QualityResult) -> list[dict[str, Any]]:
 
 
 def _quality_spec(shared: Mapping[str, Any]) -> dict[str, Spec]:
-    spec = {name: NUMBER for name in QUALITY_ARRAYS if name != "bleurt" or shared["bleurt"]}
+    spec = {name: QUALITY_SPECS.get(name, NUMBER) for name in QUALITY_ARRAYS if name != "bleurt" or shared["bleurt"]}
     if shared["reference_index"]:
         spec["reference_index"] = WHOLE
     if shared["bands"]:
@@ -320,7 +329,12 @@ VERT = ItemCodec(
     lambda r: {"config": list(r.config.parts), "max_wmd": r.max_wmd},
     {"config": PARTS, "max_wmd": NUMBER},
     _vert_items,
-    lambda shared: {"vert": NUMBER, "sim": NUMBER, "wmd": NUMBER, "reference_index": WHOLE},
+    lambda shared: {
+        "vert": (within(-MAX_WMD_RATIO / 2, 1.0), f"a number in [{-MAX_WMD_RATIO / 2:g}, 1]"),
+        "sim": (within(-1.0, 1.0), "a number in [-1, 1] (a cosine)"),
+        "wmd": (within(0.0, math.inf), "a number >= 0"),
+        "reference_index": WHOLE,
+    },
     _vert_build,
 )
 
@@ -366,10 +380,10 @@ def _summary_eval_items(result: SummaryEvalResult) -> list[dict[str, Any]]:
 
 
 def _summary_eval_spec(shared: Mapping[str, Any]) -> dict[str, Spec]:
-    spec: dict[str, Spec] = {"completeness": NUMBER, "coherence": NUMBER}
+    spec: dict[str, Spec] = {"completeness": UNIT, "coherence": UNIT}
     spec["components"] = (_number_or_null_map, "an object of numbers (or null)")
     spec["topics"] = (_topics, "an object with score, recall, importance and topics [[sentence, w, cos, covered]]")
-    spec |= {name: NUMBER_OR_NULL for name in ("accuracy", "overall") if shared[name]}
+    spec |= {name: UNIT_OR_NULL for name in ("accuracy", "overall") if shared[name]}
     if shared["verdicts"]:
         spec["verdict"] = (_verdict, f"an object with {', '.join(VERDICT_FIELDS)}")
     return spec

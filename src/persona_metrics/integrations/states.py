@@ -19,9 +19,17 @@ That is the per-document layout (``perseval``, ``degress``, ``pens``). The per-i
 (:func:`shard_block`); their header has ``results`` (the result names per system) instead of ``boards``, and their
 lines are per item (:mod:`persona_metrics.integrations.item_states`).
 
-Floats are written by ``json`` (``repr``, shortest round-trip), so they read back bit for bit. A shard with no
-document to score still writes a valid file (its header and its excluded documents). :func:`merge_states` refuses,
-naming the file, states of other inputs, metrics, options or signatures, and missing or repeated shards.
+Every line ends with a ``check`` field: 16 hex digits of BLAKE2b over the line's number and its text before the
+field; the last line is ``{"kind": "end"}``. A line edited after the shard wrote it, a line dropped, moved or added
+and a file cut short are refused with ``FILE:LINE`` (:func:`read_states`). The check guards against damage and
+hand edits, not against someone who recomputes it; the reader also checks every field's type and range, and
+:func:`merge_states` that the shards' lines cover the input's items exactly once.
+
+Floats are written by ``json`` (``repr``, shortest round-trip), so they read back bit for bit; text is written as
+ASCII (JSON's escapes), so no character of a key or a note can split a line. A shard with no document to
+score still writes a valid file (its header, its excluded documents and the end line). :func:`merge_states`
+refuses, naming the file, states of other inputs (another SHA-256: the input's path as typed may differ),
+metrics, options or signatures, and missing or repeated shards.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,11 +52,11 @@ from persona_metrics.personalization.scorer import DocumentScores, Personalizati
 
 #: The ``format`` field of every states header.
 FORMAT = "persona-metrics-states"
-#: The version of the layout above; a reader refuses another.
-VERSION = 1
+#: The version of the layout above; a reader refuses another (1: no line checks, no end line).
+VERSION = 2
 #: Header fields that must be equal in every shard of one run (besides ``format`` and ``version``).
 SHARED_FIELDS: tuple[str, ...] = (
-    "command", "metric", "input", "input_sha256", "num_items", "num_shards", "options", "systems", "boards",
+    "command", "metric", "input_sha256", "num_items", "num_shards", "options", "systems", "boards",
 )  # fmt: skip
 #: The same for the per-item layout (``persona_metrics.integrations.item_states``): result names, not boards.
 ITEM_SHARED_FIELDS: tuple[str, ...] = (*SHARED_FIELDS[:-1], "results")
@@ -147,10 +156,43 @@ def excluded_line(key: Hashable, indices: Sequence[int]) -> dict[str, Any]:
     return {"kind": "excluded", "key": key, "indices": list(indices)}
 
 
+def finite(value: Any) -> bool:
+    """A JSON number (not a bool) that is a finite float: ``10**400`` is not."""
+    if isinstance(value, bool) or not isinstance(value, float | int):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+#: Slack on the ends of a range, for the rounding of the arithmetic that made a value.
+SLACK = 1e-6
+
+
+def within(low: float, high: float) -> Callable[[Any], bool]:
+    """A check: a finite number in ``[low, high]`` (give ``±inf`` for an open end), with :data:`SLACK`."""
+    return lambda value: finite(value) and low - SLACK <= value <= high + SLACK
+
+
+#: The range of each per-summary array and of ``adp`` (eqs. 1 and 4–6): DEGRESS, ACP and ADP lie in [0, 1], DGP
+#: = ADP + ACP in [0, 2], EDP = 1 − S + 1e-7 in [0, 1 + 1e-7]; the accuracy distance has no upper bound.
+DOCUMENT_RANGES: dict[str, tuple[float, float]] = {
+    "degress": (0.0, 1.0), "accuracy": (-math.inf, math.inf), "acp": (0.0, 1.0), "dgp": (0.0, 2.0),
+    "edp": (0.0, 1.0), "adp": (0.0, 1.0),
+}  # fmt: skip
+
+
+def _range_text(name: str) -> str:
+    low, high = DOCUMENT_RANGES[name]
+    return "finite numbers" if math.isinf(low) else f"numbers in [{low:g}, {high:g}]"
+
+
 def _floats(line: Mapping[str, Any], name: str, size: int, where: str) -> np.ndarray:
     values = line.get(name)
-    if not isinstance(values, list) or len(values) != size or not all(isinstance(v, float | int) for v in values):
-        raise ValueError(f"{where}: field {name!r} must be a list of {size} numbers")
+    ok = within(*DOCUMENT_RANGES[name])
+    if not isinstance(values, list) or len(values) != size or not all(ok(v) for v in values):
+        raise ValueError(f"{where}: field {name!r} must be a list of {size} {_range_text(name)}, got {values!r:.80}")
     return np.array(values, dtype=np.float64)
 
 
@@ -161,26 +203,54 @@ def _indices(line: Mapping[str, Any], where: str) -> tuple[int, ...]:
     return tuple(indices)
 
 
+def _key(line: Mapping[str, Any], where: str) -> str | int:
+    """A document line's ``key``: the document id or text the input grouped by (a string or a whole number)."""
+    key = line.get("key")
+    if isinstance(key, bool) or not isinstance(key, str | int) or not finite(key if isinstance(key, int) else 0):
+        raise ValueError(f"{where}: field 'key' must be a string or a whole number (a document), got {key!r:.80}")
+    return key
+
+
 def document_scores(line: Mapping[str, Any], where: str) -> DocumentScores:
     """A document line read back (``where`` is ``FILE:LINE`` for the errors).
 
     Raises:
         ValueError: a missing or malformed field (named).
     """
-    indices = _indices(line, where)
+    key, indices = _key(line, where), _indices(line, where)
     arrays = {name: _floats(line, name, len(indices), where) for name in ARRAYS}
     adp = line.get("adp")
-    if not isinstance(adp, float | int) or isinstance(adp, bool):
-        raise ValueError(f"{where}: field 'adp' must be a number")
+    if not within(*DOCUMENT_RANGES["adp"])(adp):
+        raise ValueError(f"{where}: field 'adp' must be a number in [0, 1], got {adp!r:.80}")
     penalties = Penalties(float(adp), arrays["acp"], arrays["dgp"], arrays["edp"])
-    return DocumentScores(line.get("key"), indices, arrays["degress"], arrays["accuracy"], penalties)
+    return DocumentScores(key, indices, arrays["degress"], arrays["accuracy"], penalties)
 
 
 # --- files ---------------------------------------------------------------------------------------------------
+#: What ends every line: the ``check`` field (16 hex digits) and the object's closing brace.
+CHECK_PREFIX = ', "check": "'
+CHECK_LENGTH = len(CHECK_PREFIX) + 16 + len('"}')
+#: The last line of every states file (before its check).
+END: dict[str, str] = {"kind": "end"}
+
+
+def line_check(lineno: int, body: str) -> str:
+    """The ``check`` of line ``lineno`` whose JSON text without the field is ``body`` (BLAKE2b, 16 hex digits)."""
+    return hashlib.blake2b(f"{lineno}\n{body}".encode("ascii"), digest_size=8).hexdigest()
+
+
+def seal(rows: Iterable[Mapping[str, Any]]) -> str:
+    """JSON lines of ``rows`` then the end line, each ending with its ``check``; strict ASCII JSON, exact floats."""
+    out = []
+    for lineno, row in enumerate((*rows, END), start=1):
+        body = json.dumps(row, allow_nan=False)
+        out.append(f'{body[:-1]}{CHECK_PREFIX}{line_check(lineno, body)}"}}\n')
+    return "".join(out)
+
+
 def states_text(header: Mapping[str, Any], lines: Iterable[Mapping[str, Any]]) -> str:
-    """The header (``format`` and ``version`` first), then one line per entry; strict JSON, floats round-trip."""
-    first = {"format": FORMAT, "version": VERSION, **header}
-    return "".join(json.dumps(row, allow_nan=False, ensure_ascii=False) + "\n" for row in (first, *lines))
+    """The header (``format`` and ``version`` first), then one line per entry, then the end line (:func:`seal`)."""
+    return seal(({"format": FORMAT, "version": VERSION, **header}, *lines))
 
 
 @dataclass(frozen=True)
@@ -235,7 +305,7 @@ def _check_header(header: Any, path: str) -> dict[str, Any]:
         raise ValueError(
             f"{path}:1: field 'version' is {header.get('version')!r}; this persona-metrics reads {VERSION}"
         )
-    missing = [name for name in (*shared_fields(header), "shard", "notes") if name not in header]
+    missing = [name for name in (*shared_fields(header), "input", "shard", "notes") if name not in header]
     if missing:
         raise ValueError(f"{path}:1: header lacks the fields {missing}")
     for name, (ok, what) in HEADER_CHECKS.items():
@@ -260,23 +330,48 @@ def _parsed(text: str, where: str) -> Any:
         raise ValueError(f"{where}: not valid JSON ({err})") from err
 
 
+def _check_line(text: str, lineno: int, where: str) -> None:
+    """The line ends with the ``check`` its number and text give (see the module's docstring)."""
+    head, tail = text[:-CHECK_LENGTH], text[-CHECK_LENGTH:]
+    if not (tail.startswith(CHECK_PREFIX) and tail.endswith('"}')):
+        raise ValueError(f"{where}: no 'check' field at the end of the line; states are written by --states")
+    if not head.isascii() or tail[len(CHECK_PREFIX) : -2] != line_check(lineno, head + "}"):
+        raise ValueError(
+            f"{where}: the line does not match its check: it was edited, or a line before it was dropped, moved or "
+            "added, after the shard wrote it; re-run the shard"
+        )
+
+
 def read_states(path: str | Path) -> States:
-    """Read a states file, checking the header and that every line is a JSON object.
+    """Read a states file, checking the header, every line's ``check`` and that every line is a JSON object.
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: ``FILE:LINE`` and the problem (not JSON, not a states file, another format version).
+        ValueError: ``FILE:LINE`` and the problem (not JSON, not a states file, another format version, a line
+            edited, dropped or added, a file cut short).
     """
-    from persona_metrics.datasets.jsonl import read_text
+    from persona_metrics.datasets.jsonl import read_text, text_lines
 
-    lines = enumerate(read_text(path).splitlines(), start=1)
-    rows = [(lineno, _parsed(text, f"{path}:{lineno}")) for lineno, text in lines]
+    texts = text_lines(read_text(path))
+    rows = [(lineno, _parsed(line, f"{path}:{lineno}")) for lineno, line in enumerate(texts, start=1)]
     if not rows:
         raise ValueError(f"{path}: empty; a states file starts with its header line")
+    header = rows[0][1]
+    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("version") != VERSION:
+        _check_header(header, str(path))  # names what is wrong with it
+    for lineno, line in enumerate(texts, start=1):
+        _check_line(line, lineno, f"{path}:{lineno}")
+    *rows, (last, end) = [(lineno, {k: v for k, v in row.items() if k != "check"}) for lineno, row in rows]
+    if end != END:
+        raise ValueError(
+            f"{path}:{last}: the file ends without its end line {json.dumps(END)}: it was cut short; re-run the shard"
+        )
+    if not rows:
+        raise ValueError(f"{path}:1: the end line stands where the header should")
     header = _check_header(rows[0][1], str(path))
     kinds = KINDS[layout(header)]
     for lineno, row in rows[1:]:
-        if not isinstance(row, dict) or row.get("kind") not in kinds:
+        if row.get("kind") not in kinds:
             raise ValueError(f"{path}:{lineno}: field 'kind' must be {' or '.join(map(repr, kinds))}")
     return States(str(path), header, rows[1:])
 
@@ -339,15 +434,49 @@ def _excluded(shards: Sequence[States]) -> tuple[list[tuple[Hashable, tuple[int,
 
 
 def _check_document_tags(states: States) -> None:
-    """Every document line names a distance (``board``) and a system of the header."""
+    """Every line's document belongs to this shard; every document line names a distance and a system of the header."""
     for lineno, line in states.lines:
+        where = f"{states.path}:{lineno}"
+        key = _key(line, where)
+        if shard_of(key, states.header["num_shards"]) != states.shard - 1:
+            raise ValueError(
+                f"{where}: document {key!r:.80} belongs to shard {shard_of(key, states.header['num_shards']) + 1}/"
+                f"{states.header['num_shards']}, not to this file's {states.shard}"
+            )
         if line["kind"] != "document":
             continue
         for field, known in (("board", list(states.header["boards"])), ("system", states.header["systems"])):
             if line.get(field) not in known:
                 raise ValueError(
-                    f"{states.path}:{lineno}: field {field!r} is {line.get(field)!r}, not one of the header's {known}"
+                    f"{where}: field {field!r} is {line.get(field)!r:.80}, not one of the header's {known}"
                 )
+
+
+def _check_coverage(shards: Sequence[States], board: str, system: str) -> None:
+    """The shards' lines of (``board``, ``system``) and their excluded documents hold every item once.
+
+    Raises:
+        ValueError: an item in two lines (both named), a position past the input, or items in no line.
+    """
+    num_items = int(shards[0].header["num_items"])
+    seen: dict[int, str] = {}
+    for states in shards:
+        for lineno, line in states.lines:
+            if line["kind"] == "document" and (line.get("board"), line.get("system")) != (board, system):
+                continue
+            where = f"{states.path}:{lineno}"
+            for index in _indices(line, where):
+                if index >= num_items:
+                    raise ValueError(f"{where}: item {index} is past the input's {num_items} items")
+                if index in seen:
+                    raise ValueError(f"{where}: item {index} is also in {seen[index]}; a line was repeated")
+                seen[index] = where
+    if len(seen) != num_items:
+        missing = sorted(set(range(num_items)) - set(seen))
+        raise ValueError(
+            f"{', '.join(s.path for s in shards)}: items {missing[:10]}{' …' if len(missing) > 10 else ''} of "
+            f"{num_items} are in no line for {board!r} / {system!r}: the shards are incomplete; re-run them"
+        )
 
 
 def _board_documents(shards: Sequence[States], board: str, system: str) -> list[list[DocumentScores]]:
@@ -386,6 +515,9 @@ def merge_states(shards: Sequence[States]) -> MergedStates:
     for states in shards:
         _check_document_tags(states)
     header = shards[0].header
+    for board in header["boards"]:
+        for system in header["systems"]:
+            _check_coverage(shards, board, system)
     excluded, num_documents = _excluded(shards)
     results: dict[str, dict[str, PersonalizationResult]] = {}
     for board, entry in header["boards"].items():
