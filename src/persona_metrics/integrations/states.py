@@ -219,7 +219,7 @@ def document_scores(line: Mapping[str, Any], where: str) -> DocumentScores:
     """
     key, indices = _key(line, where), _indices(line, where)
     arrays = {name: _floats(line, name, len(indices), where) for name in ARRAYS}
-    adp = line.get("adp")
+    adp: Any = line.get("adp")
     if not within(*DOCUMENT_RANGES["adp"])(adp):
         raise ValueError(f"{where}: field 'adp' must be a number in [0, 1], got {adp!r:.80}")
     penalties = Penalties(float(adp), arrays["acp"], arrays["dgp"], arrays["edp"])
