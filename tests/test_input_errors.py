@@ -250,3 +250,19 @@ def test_an_output_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch) -
         output.write_text(path, "new\n" * 1000)
     assert path.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["states.jsonl"]  # no temporary file left
+
+
+@pytest.mark.parametrize("mode", ["text", "truncated"])
+def test_score_summary_eval_reports_a_judge_failure_in_one_line(capsys, tmp_path, mode) -> None:
+    """A judge that answers garbage ended `score summary_eval` in a RuntimeError traceback (exit 1)."""
+    from judge_server import serve
+
+    path = tmp_path / "pairs.jsonl"
+    row = {"prediction": "The council approved the new tram line.", "source": "The council met. It approved a tram."}
+    path.write_text(json.dumps(row) + "\n")
+    with serve(mode=mode) as server:
+        code = main(["score", "summary_eval", str(path), "-m", "test-judge", "--base-url", server.url])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, ""), err
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("persona-metrics score: error: ")
