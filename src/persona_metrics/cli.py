@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from persona_metrics.commands import COMMANDS, command_module
 from persona_metrics.commands.output import InputError
+from persona_metrics.resources import CacheWriteError
 from persona_metrics.signature import __version__
 from persona_metrics.validation import MissingExtraError
 
@@ -54,7 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return int(args.run(args))
-    except (InputError, MissingExtraError) as err:  # a bad input, or a feature without its install extra
+    # a bad input, a feature without its install extra, or a cache folder that cannot take a write
+    except (InputError, MissingExtraError, CacheWriteError) as err:
         sys.stderr.write(f"persona-metrics {args.command}: error: {err}\n")
         return INPUT_ERROR_STATUS
 

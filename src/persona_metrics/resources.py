@@ -10,7 +10,12 @@ to its target, stamped with a completion marker and renamed into place, so sever
 the first rename wins and the others keep the winner's copy. The marker is a manifest (the size and SHA-256 of
 every file), checked once per process on first use (about 0.1 s for WordNet's 35 MB, milliseconds for the
 others); a damaged copy (a truncated, emptied, replaced or missing file) is rebuilt atomically with a logged
-warning, never trusted. Later calls in the same process return at once. Build directories left by a killed
+warning, never trusted. A file that a deduplicator replaced by a symbolic link to an identical copy (NLTK refuses
+to open a link that leads outside its data folder) is healed: the link is replaced by a real copy, atomically, with
+a logged warning; a link to other content is refused like any damage and the resource rebuilt. A write that the
+cache folder cannot take (a full disk, a quota, a read-only or forbidden folder) raises one
+:class:`CacheWriteError` naming the folder and :data:`CACHE_ENV`, and leaves no partial file. Later calls in the same
+process return at once. Build directories left by a killed
 process (``.<name>.tmp-*``) are removed by the first use in the next process, whether or not it has to build:
 at once when their builder is gone (it held a lock in them that the kernel released when it died, even by
 ``kill -9``), else once they are older than :data:`STALE_SECONDS`.
@@ -21,6 +26,7 @@ Open Multilingual Wordnet (``omw-1.4``), so no OMW data is provisioned.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib.util
 import json
@@ -30,7 +36,8 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from persona_metrics.progress import progress_bar
@@ -54,6 +61,9 @@ STALE_SECONDS = 600
 #: removed at once. The file is deleted before the manifest is written: it is never part of a resource.
 BUILD_LOCK = ".persona_metrics-building"
 
+#: ``errno`` values of a write that the cache folder cannot take: full disk, quota, too large, read-only, forbidden.
+CACHE_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM})
+
 #: Targets this process already found complete (keyed by path, so a changed cache directory is re-checked).
 _COMPLETE: set[Path] = set()
 
@@ -68,6 +78,44 @@ def cache_dir() -> Path:
     if os.getenv(CACHE_ENV):
         return Path(os.environ[CACHE_ENV]).expanduser()
     return Path(os.getenv("XDG_CACHE_HOME") or "~/.cache").expanduser() / "persona_metrics"
+
+
+class CacheWriteError(OSError):
+    """A cache write failed because the folder cannot take it (full disk, quota, read-only, no permission).
+
+    The message names what was written, where, and the way out; ``errno`` is the failed write's. An ``OSError``, so
+    code that catches those still catches it; the command line prints it as one line and exits with status 2.
+    """
+
+
+@contextmanager
+def cache_writes(path: Path, what: str, way_out: str | None = None) -> Iterator[None]:
+    """Turn a failed write of ``what`` to ``path`` (an ``errno`` of :data:`CACHE_WRITE_ERRNOS`) into one error.
+
+    Args:
+        path: the file or folder being written.
+        what: what is written, for the message (``"the persona centroid cache"``).
+        way_out: what the user can do instead; default: free space in :func:`cache_dir` or point
+            :data:`CACHE_ENV` at another folder.
+
+    Raises:
+        CacheWriteError: from the original error (other ``OSError``s pass unchanged).
+    """
+    try:
+        yield
+    except CacheWriteError:
+        raise
+    except OSError as err:
+        if err.errno not in CACHE_WRITE_ERRNOS:
+            raise
+        if way_out is None:
+            way_out = (
+                f"free space in the cache folder {cache_dir()} or set {CACHE_ENV} to a folder with room and write "
+                "access"
+            )
+        error = CacheWriteError(f"cannot write {what} to {path}: {err.strerror or err}; {way_out}")
+        error.errno = err.errno
+        raise error from err
 
 
 def nltk_data_dir() -> Path:
@@ -87,7 +135,8 @@ def use_nltk_data() -> Path:
     import nltk
 
     root = nltk_data_dir()
-    root.mkdir(parents=True, exist_ok=True)
+    with cache_writes(root, "the NLTK data folder"):
+        root.mkdir(parents=True, exist_ok=True)
     if not nltk.data.path or nltk.data.path[0] != str(root):
         while str(root) in nltk.data.path:
             nltk.data.path.remove(str(root))
@@ -120,6 +169,57 @@ def _is_complete(target: Path) -> bool:
     except (OSError, ValueError, KeyError, TypeError):
         return False
     return bool(recorded) and recorded == _manifest(target)
+
+
+def _heal_link(link: Path, expected: str) -> bool:
+    """Replace the symbolic link ``link`` by a real copy of what it leads to, if that content has SHA-256 ``expected``.
+
+    The copy is written to a temporary file beside the link and renamed over it (atomic); a copy that does not match
+    is removed. Returns whether the link was replaced.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{link.name}.heal-", dir=link.parent)
+    try:
+        digest = hashlib.sha256()
+        with os.fdopen(fd, "wb") as writer, link.open("rb") as reader:
+            while chunk := reader.read(1 << 20):
+                digest.update(chunk)
+                writer.write(chunk)
+        if digest.hexdigest() != expected:
+            return False
+        os.replace(tmp, link)
+        return True
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _heal_links(target: Path, what: str) -> None:
+    """Replace each file of ``target`` that is a symbolic link to the content its manifest records by a real copy.
+
+    Deduplicators replace identical files by links; NLTK refuses to open a link that leads outside its data folder,
+    so the copy would fail on every run. A link to other content (or a dangling one) is left for the manifest check,
+    which refuses the resource and rebuilds it; the warning names the link.
+    """
+    try:
+        recorded = json.loads((target / COMPLETE_MARKER).read_text(encoding="utf-8"))["files"]
+        links = [(target / name, str(entry[1])) for name, entry in recorded.items() if (target / name).is_symlink()]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+        return
+    for link, expected in links:
+        source = os.path.realpath(link)
+        try:
+            healed = _heal_link(link, expected)
+        except FileNotFoundError:  # a dangling link
+            healed = False
+        if healed:
+            logger.warning(
+                "%s in %s: %s was a symbolic link to an identical copy, %s, which NLTK refuses to open; replaced it "
+                "by a real copy (keep deduplicators out of %s)", what, target, link.name, source, cache_dir(),
+            )  # fmt: skip
+        else:
+            logger.warning(
+                "%s in %s: %s is a symbolic link to %s, whose content is not the built file's; not trusted",
+                what, target, link.name, source,
+            )  # fmt: skip
 
 
 def _hold_build_lock(directory: Path) -> int | None:
@@ -222,12 +322,18 @@ def _build_atomically(target: Path, build: Callable[[Path], None], what: str, du
     Concurrency-safe: the directory is built in a private temporary directory next to ``target`` and renamed
     into place; a process that loses the race keeps the winner's copy. A ``target`` whose files do not match its
     manifest (damaged, or without a marker: interrupted, or written by an older version) is replaced, with a
-    warning when it had a marker. A build logs ``building <what> in <target> (first use, <duration>)`` at INFO
+    warning when it had a marker. A file that became a symbolic link to an identical copy is first replaced by a
+    real copy (:func:`_heal_links`). A build logs ``building <what> in <target> (first use, <duration>)`` at INFO
     level before it starts.
+
+    Raises:
+        CacheWriteError: the cache folder cannot take the build (full disk, read-only, ...); nothing is left of it.
     """
     if target in _COMPLETE:
         return target
     _remove_stale_builds(target.parent, target.name)  # once per process, complete or not: a killed build's leftovers
+    with cache_writes(target, what):
+        _heal_links(target, what)
     if _is_complete(target):
         _COMPLETE.add(target)
         return target
@@ -235,6 +341,17 @@ def _build_atomically(target: Path, build: Callable[[Path], None], what: str, du
         logger.warning("%s in %s does not match its manifest (damaged); rebuilding it", what, target)
     else:
         logger.info("building %s in %s (first use, %s)", what, target, duration)
+    with cache_writes(target, what):
+        _build_into(target, build)
+    _COMPLETE.add(target)
+    return target
+
+
+def _build_into(target: Path, build: Callable[[Path], None]) -> None:
+    """Build in a temporary directory beside ``target``, stamp its manifest and rename it into place.
+
+    The temporary directory is removed whatever happens (a failed write leaves nothing behind).
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     lock = _hold_build_lock(tmp)
@@ -258,8 +375,6 @@ def _build_atomically(target: Path, build: Callable[[Path], None], what: str, du
         shutil.rmtree(tmp, ignore_errors=True)
         if lock is not None:
             os.close(lock)
-    _COMPLETE.add(target)
-    return target
 
 
 def ensure_wordnet() -> Path:

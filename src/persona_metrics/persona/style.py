@@ -75,7 +75,7 @@ from persona_metrics.persona.stylometry import (
     STYLE_FEATURES,
     is_wordless,
 )
-from persona_metrics.resources import cache_dir, remove_if_stale, replace_file
+from persona_metrics.resources import cache_dir, cache_writes, remove_if_stale, replace_file
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals
 from persona_metrics.validation import check_bool, check_texts, warn
@@ -300,10 +300,18 @@ def _remove_stale_writes(directory: Path) -> None:
 
 
 def _write_record(path: Path, record: Mapping[str, Any]) -> None:
-    """Write ``record`` as JSON to a temporary file beside ``path``, then rename it into place (atomic)."""
+    """Write ``record`` as JSON to a temporary file beside ``path``, then rename it into place (atomic).
+
+    Raises:
+        CacheWriteError: the folder cannot take the file (full disk, read-only, ...): the message names it and the
+            way out (``$PERSONA_METRICS_CACHE`` for the default path, ``centroid_cache`` for a given one); no
+            partial file is left.
+    """
     if path.parent.is_dir():
         _remove_stale_writes(path.parent)
-    replace_file(path, json.dumps(record, indent=1), prefix=".centroids-")
+    way_out = None if path == default_centroid_path() else "free space there or give another centroid_cache path"
+    with cache_writes(path, "the persona centroid cache", way_out):
+        replace_file(path, json.dumps(record, indent=1), prefix=".centroids-")
 
 
 def build_centroids(

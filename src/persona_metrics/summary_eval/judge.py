@@ -33,7 +33,7 @@ from typing import IO, Any, TypeGuard
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from persona_metrics.progress import progress_bar
-from persona_metrics.resources import cache_dir, replace_file
+from persona_metrics.resources import CACHE_ENV, cache_dir, cache_writes, replace_file
 from persona_metrics.signature import Signature
 from persona_metrics.summary_eval.params import (
     API_KEY_ENV,
@@ -204,8 +204,17 @@ def read_json(path: Path, what: str) -> Any:
 
 
 def write_json(path: Path, record: Mapping[str, Any]) -> None:
-    """Write ``record`` as JSON to ``path`` atomically (a temporary file in its folder, created, then a rename)."""
-    replace_file(path, json.dumps(record, ensure_ascii=False))
+    """Write ``record`` as JSON to ``path`` atomically (a temporary file in its folder, created, then a rename).
+
+    Raises:
+        CacheWriteError: the folder cannot take the file (full disk, read-only, ...), named with the way out.
+    """
+    way_out = (
+        f"free space there, give the judge another cache_dir (--cache-dir; --no-cache for none) or set {CACHE_ENV} "
+        "to a folder with room"
+    )
+    with cache_writes(path, "the judge cache", way_out):
+        replace_file(path, json.dumps(record, ensure_ascii=False))
 
 
 class ResultsLog:
