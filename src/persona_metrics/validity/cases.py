@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from persona_metrics.datasets.jsonl import check_string_fields, iter_jsonl
+from persona_metrics.persona.samples import BUILTIN_PERSONAS
+from persona_metrics.validation import check_text
 
 #: The folder of the shipped case files.
 CASES_DIR = Path(__file__).resolve().parent / "cases"
@@ -42,6 +44,8 @@ def _check_edits(row: Mapping[str, Any], where: str) -> None:
         if not isinstance(edit, dict):
             raise ValueError(f"{where}: edits[{k}] must be an object with 'kind' and 'text'")
         check_string_fields(edit, ("kind", "text"), f"{where}: edits[{k}]", nonempty=("kind", "text"))
+        for key in ("kind", "text"):
+            check_text(edit[key], f"{where}: field edits[{k}].{key}")
 
 
 def _check_genre(row: Mapping[str, Any], where: str) -> None:
@@ -49,11 +53,26 @@ def _check_genre(row: Mapping[str, Any], where: str) -> None:
         raise ValueError(f"{where}: genre = {row['genre']!r}; allowed: {list(GENRES)}")
 
 
+def _check_persona(row: Mapping[str, Any], where: str) -> None:
+    """``persona``: one of the shipped personas (the suite scores against them)."""
+    if row["persona"] not in BUILTIN_PERSONAS:
+        raise ValueError(
+            f"{where}: field 'persona' = {row['persona']!r} is not a known persona; known: {list(BUILTIN_PERSONAS)}"
+        )
+
+
+def _check_style_case(row: Mapping[str, Any], where: str) -> None:
+    _check_genre(row, where)
+    _check_persona(row, where)
+
+
 #: Checks beyond the string fields, per file.
 _EXTRA_CHECKS: Mapping[str, Callable[[Mapping[str, Any], str], None]] = {
     "vert.jsonl": _check_edits,
-    "style.jsonl": _check_genre,
-    "style_summaries.jsonl": _check_genre,
+    "style.jsonl": _check_style_case,
+    "style_summaries.jsonl": _check_style_case,
+    "persona_quality.jsonl": _check_persona,
+    "persona_quality_summaries.jsonl": _check_persona,
 }
 
 
@@ -73,7 +92,8 @@ def load_cases(name: str, cases_dir: str | Path | None = None) -> list[dict[str,
 
     Raises:
         FileNotFoundError: the file does not exist.
-        ValueError: a malformed line (``file:line`` and the field named), a repeated id, or no line.
+        ValueError: a malformed line (``file:line`` and the field named: a missing, non-string or empty field, a
+            text with a lone surrogate, an unknown persona), a repeated id, or no line.
     """
     path = case_path(name, cases_dir)
     fields = CASE_FIELDS[name]
@@ -82,6 +102,8 @@ def load_cases(name: str, cases_dir: str | Path | None = None) -> list[dict[str,
     for lineno, row in iter_jsonl(path):
         where = f"{path}:{lineno}"
         check_string_fields(row, fields, where, nonempty=fields)
+        for field in fields:
+            check_text(row[field], f"{where}: field {field!r}")
         if name in _EXTRA_CHECKS:
             _EXTRA_CHECKS[name](row, where)
         key = (row["document_id"], row["user_id"]) if name == "perseval.jsonl" else (row["id"],)
