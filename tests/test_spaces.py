@@ -453,7 +453,8 @@ def test_built_space_runs_from_its_own_folder(tmp_path):
 
 # --- the Space configuration: card YAML headers and pinned requirements ---------------------------------------
 # Every key the Hub's "Spaces Configuration Reference" documents (hub-docs, docs/hub/spaces-config-reference.md),
-# with its type; plus the repository card's `license` and evaluate's `description` (its module cards carry one).
+# with its type; plus the repository card's `license`. Not `description`: the Hub ignores it (evaluate's own module
+# cards carry one); the Space shows `short_description` (at most 60 characters) and the card's body the long text.
 SPACE_CONFIG_KEYS: dict[str, type | tuple[type, ...]] = {
     "title": str,
     "emoji": str,
@@ -485,10 +486,11 @@ SPACE_CONFIG_KEYS: dict[str, type | tuple[type, ...]] = {
     "custom_headers": dict,
     "preload_from_hub": list,
     "license": str,  # repository card metadata, shown on the Space page
-    "description": str,  # evaluate's module cards
 }
 REQUIRED_KEYS = {"title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "python_version", "app_file",
-                 "pinned", "license", "tags", "description"}  # fmt: skip
+                 "pinned", "license", "tags", "short_description"}  # fmt: skip
+#: The Hub's limit on ``short_description`` (the Spaces configuration reference: "max 60 characters").
+SHORT_DESCRIPTION_MAX = 60
 HUB_COLORS = {"red", "yellow", "green", "blue", "indigo", "purple", "pink", "gray"}
 HUB_SDKS = {"gradio", "streamlit", "docker", "static"}
 TORCH_INDEX_LINE = "--extra-index-url https://download.pytorch.org/whl/cpu"
@@ -543,10 +545,26 @@ def test_card_header_is_a_valid_space_config(name, built_spaces):
     assert header["license"] == setup_cfg()["metadata"]["license"].lower()
     assert all(isinstance(t, str) for t in header["tags"])
     assert {"evaluate", "metric"} <= set(header["tags"])
-    if "short_description" in header:
-        assert len(header["short_description"]) <= 60, header["short_description"]
+    assert 0 < len(header["short_description"].strip()) <= SHORT_DESCRIPTION_MAX, header["short_description"]
     # the built folder carries the card unchanged
     assert (built_spaces / name / "README.md").read_text() == (ROOT / "metrics" / name / "README.md").read_text()
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_space_header_has_only_space_keys_and_a_short_description(name):
+    """The Space's own ``README.md`` (spaces/<name>/, as pushed): only keys the Hub's Spaces configuration knows
+    (no ``description``), a ``short_description`` of at most 60 characters, and the long description kept in the
+    card's body, under its title, where the Space shows it."""
+    path = SPACES / name / "README.md"
+    header = card_header(path)
+    unknown = set(header) - set(SPACE_CONFIG_KEYS)
+    assert not unknown, f"{path}: keys the Hub's Space configuration does not know: {sorted(unknown)}"
+    short = header.get("short_description")
+    assert isinstance(short, str), f"{path}: no short_description"
+    assert 0 < len(short.strip()) <= SHORT_DESCRIPTION_MAX, f"{path}: short_description has {len(short)} characters"
+    body = path.read_text(encoding="utf-8").split("\n---\n", 1)[1]
+    lead = body.split("\n## ", 1)[0].split("\n", 3)[-1]  # the text between the title and the first section
+    assert len(lead.split()) >= 12, f"{path}: no description paragraph under the title"
 
 
 @pytest.mark.parametrize("name", METRICS)
