@@ -3,7 +3,8 @@
 Prints, as markdown tables:
 
 1. the mean raw features of the persona samples next to the ranges the methodology states
-   (``persona_metrics.persona.recognition.METHODOLOGY_RANGES``), each marked in range or not;
+   (``persona_metrics.persona.recognition.METHODOLOGY_RANGES``), each marked ✓ (in range) or ✗ (outside it), with
+   a line under the table that says so;
 2. for each similarity method: nearest-centroid accuracy on the held-out texts, the confusion matrix, the
    mean similarity of each persona's held-out texts to every centroid, and the mean margin (own centroid minus
    the best other one).
@@ -47,8 +48,15 @@ def _in_range(value: float, bounds: tuple[float | None, float | None]) -> bool:
     return (low is None or value >= low - 1e-12) and (high is None or value <= high + 1e-12)
 
 
+#: What the marks of :func:`features_table` mean, printed under it.
+RANGE_LEGEND = (
+    "✓: the samples' mean lies in the range the methodology states for that persona and feature; ✗: it lies "
+    "outside that range; no mark: the methodology states no range there."
+)
+
+
 def features_table(samples: dict[str, list[str]]) -> str:
-    """Mean raw features per persona, with the methodology's range where it states one."""
+    """Mean raw features per persona, with the methodology's range where it states one, then :data:`RANGE_LEGEND`."""
     means = sample_feature_means(samples)
     personas = list(means)
     lines = ["| feature | " + " | ".join(personas) + " |", "|---|" + "---|" * len(personas)]
@@ -60,7 +68,7 @@ def features_table(samples: dict[str, list[str]]) -> str:
             mark = "" if bounds is None else f" ({_range_text(bounds)} {'✓' if _in_range(value, bounds) else '✗'})"
             cells.append(f"{value:.3f}{mark}")
         lines.append(f"| {feature} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return "\n".join([*lines, "", RANGE_LEGEND])
 
 
 def evaluation_tables(result: PersonaEvaluation) -> str:
