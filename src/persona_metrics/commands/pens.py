@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -388,6 +389,24 @@ def signature_lines(boards: Sequence[DistanceBoard]) -> list[str]:
     return [f"signature ({b.distance}): {b.signature}" for b in boards]
 
 
+def wrap_signature(line: str, width: int) -> list[str]:
+    """``line`` cut after its ``|`` separators into lines of at most ``width`` characters where it can be.
+
+    Continuation lines are indented by four spaces; a part longer than ``width`` stays whole.
+
+    >>> wrap_signature("signature (jsd): jsd|base:2|alpha:3", 24)
+    ['signature (jsd): jsd|', '    base:2|alpha:3']
+    """
+    lines: list[str] = []
+    current = ""
+    for part in re.split(r"(?<=\|)", line):
+        if current.strip() and len(current) + len(part) > width:
+            lines.append(current)
+            current = "    "
+        current += part
+    return [*lines, current]
+
+
 def leaderboard_markdown(boards: Sequence[DistanceBoard], header: str, args: argparse.Namespace) -> str:
     """The report: the leaderboard, the adjacent-rank tests, the rank disagreements, stability, signatures."""
     lines = [
@@ -457,12 +476,19 @@ def _draw_panel(ax: Any, board: DistanceBoard, dataset: str, beta: float) -> Non
         )
 
 
+#: Font size (points) of the plot's footer, the signatures.
+FOOTER_POINTS = 6.5
+#: Advance of one monospace character in ems (DejaVu Sans Mono, matplotlib's default monospace font: 0.602).
+MONOSPACE_ADVANCE = 0.61
+
+
 def plot_leaderboard(boards: Sequence[DistanceBoard], path: Path, dataset: str, beta: float) -> None:
     """PerSEval and DEGRESS per model (one panel per distance) on a log axis, with intervals and signatures.
 
     Models are rows in rank order, labelled with their name and PerSEval (labels never overlap); the p-value of
     each adjacent-rank test sits between the two rows, right of the panel; the legend is above the panels and
-    the footer holds the signatures. Each panel's title names the dataset folder, the distance and β.
+    the footer holds the signatures, wrapped at their ``|`` separators to the figure's width (:func:`wrap_signature`).
+    Each panel's title names the dataset folder, the distance and β.
     """
     import matplotlib
 
@@ -470,16 +496,20 @@ def plot_leaderboard(boards: Sequence[DistanceBoard], path: Path, dataset: str, 
     import matplotlib.pyplot as plt
 
     models = max(len(b.rows) for b in boards)
-    height = 2.0 + 0.55 * models + 0.18 * len(boards)
-    fig, axes = plt.subplots(1, len(boards), figsize=(7.2 * len(boards), height), squeeze=False)
+    width = 7.2 * len(boards)
+    columns = int(width * 72 * 0.95 / (MONOSPACE_ADVANCE * FOOTER_POINTS))  # characters the footer's width holds
+    footer = [part for line in signature_lines(boards) for part in wrap_signature(line, columns)]
+    height = 2.0 + 0.55 * models + 0.18 * len(footer)
+    fig, axes = plt.subplots(1, len(boards), figsize=(width, height), squeeze=False)
     for ax, board in zip(axes[0], boards, strict=True):
         _draw_panel(ax, board, dataset, beta)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=len(labels), frameon=False, fontsize="small")
-    footer = "\n".join(signature_lines(boards))
-    fig.text(0.01, 0.01, footer, fontsize=6.5, family="monospace", ha="left", va="bottom", color="0.25")
-    fig.tight_layout(rect=(0.0, (0.12 + 0.14 * len(boards)) / height, 1.0, 1.0 - 0.3 / height), w_pad=4.0)
-    fig.savefig(path, dpi=130)
+    fig.text(
+        0.01, 0.01, "\n".join(footer), fontsize=FOOTER_POINTS, family="monospace", ha="left", va="bottom", color="0.25"
+    )
+    fig.tight_layout(rect=(0.0, (0.12 + 0.14 * len(footer)) / height, 1.0, 1.0 - 0.3 / height), w_pad=4.0)
+    fig.savefig(path, dpi=130, bbox_inches="tight", pad_inches=0.1)  # nothing drawn is cut off at the edges
     plt.close(fig)
 
 
