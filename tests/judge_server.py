@@ -4,9 +4,11 @@ It answers one request at a time (``http.server.HTTPServer``, no threads), like 
 slot. ``POST …/chat/completions`` answers ``{"score": s, "rationale": "judged <digest>"}`` where ``digest`` is a
 SHA-256 of the request's messages and ``s`` is that digest modulo 4, so every run gives the same verdicts. Other
 modes serve faulty responses (a truncated JSON body, a text/plain body, an empty ``choices`` list) or scripted
-answers (a script returns the answer's text, or a whole chat completion such as :func:`completion` with logprobs).
-Every request is recorded (path with query, ``Authorization`` header, body); with ``--log`` one JSON line per
-request is appended and flushed *before* the answer is sent.
+answers (a script returns the answer's text, a whole chat completion such as :func:`completion` with logprobs, or
+``(status, body)``: an HTTP error, a transient 500 say). ``GET …/props`` serves ``props`` when given (llama.cpp's
+server reports its context window there), else 404. Every chat request is recorded (path with query,
+``Authorization`` header, body); with ``--log`` one JSON line per request is appended and flushed *before* the
+answer is sent.
 
 In a test (a thread)::
 
@@ -34,6 +36,8 @@ from typing import Any
 
 #: What the server can serve.
 MODES = ("judge", "truncated", "text", "empty-choices", "scripted")
+#: A script: the request body -> the answer's text, a whole chat completion, or ``(status, body)`` (an HTTP error).
+Script = Callable[[dict[str, Any]], str | dict[str, Any] | tuple[int, dict[str, Any]]]
 
 
 def digest(body: dict[str, Any]) -> str:
@@ -68,13 +72,15 @@ class JudgeServer(HTTPServer):
         mode: str = "judge",
         delay: float = 0.0,
         log: Path | None = None,
-        script: Callable[[dict[str, Any]], str | dict[str, Any]] | None = None,
+        script: Script | None = None,
+        props: dict[str, Any] | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         super().__init__(("127.0.0.1", 0), Handler)
-        self.mode, self.delay, self.log, self.script = mode, delay, log, script
+        self.mode, self.delay, self.log, self.script, self.props = mode, delay, log, script, props
         self.requests: list[dict[str, Any]] = []
+        self.props_requests = 0
 
     @property
     def url(self) -> str:
@@ -105,7 +111,13 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self) -> None:
-        """``/v1/models``: one model."""
+        """``/props``: the server's ``props`` (404 without); any other path: ``/v1/models``, one model."""
+        if self.path.split("?")[0].endswith("/props"):
+            self.server.props_requests += 1
+            props = self.server.props
+            status, body = (200, props) if props is not None else (404, {"error": {"message": "File Not Found"}})
+            self._send(status, json.dumps(body).encode())
+            return
         self._send(200, json.dumps({"object": "list", "data": [{"id": "test-judge", "object": "model"}]}).encode())
 
     def do_POST(self) -> None:
@@ -131,15 +143,18 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps({**completion(""), "choices": []}).encode())
         else:
             answer = server.script(body) if server.script is not None else judge_content(body)
+            if isinstance(answer, tuple):  # (status, body): an HTTP error
+                self._send(answer[0], json.dumps(answer[1]).encode())
+                return
             self._send(200, json.dumps(answer if isinstance(answer, dict) else completion(answer)).encode())
 
 
 @contextmanager
 def serve(
-    mode: str = "judge", delay: float = 0.0, script: Callable[[dict[str, Any]], str | dict[str, Any]] | None = None
+    mode: str = "judge", delay: float = 0.0, script: Script | None = None, props: dict[str, Any] | None = None
 ) -> Iterator[JudgeServer]:
     """A :class:`JudgeServer` serving in a background thread for the ``with`` block."""
-    server = JudgeServer(mode, delay, script=script)
+    server = JudgeServer(mode, delay, script=script, props=props)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
