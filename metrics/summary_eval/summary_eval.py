@@ -44,19 +44,24 @@ Args:
         are None.
     base_url (`str`, optional): an OpenAI-compatible endpoint, e.g. "http://127.0.0.1:8080/v1".
     api_key (`str`, optional): the key; default the OPENAI_API_KEY environment variable.
-    timeout (`float`): seconds per request (default 60). max_retries (`int`): SDK retries (default 2).
-    temperature (`float`): default 0. seed (`int`): default 0. max_tokens (`int`): default 200.
+    timeout (`float`): seconds per request (default 60, at most 86400). max_retries (`int`): SDK retries of a
+        transient failure, in the same format (default 2, 0 to 100).
+    temperature (`float`): default 0. seed (`int`): default 0. max_tokens (`int`): default 200 (1 to 131072).
     response_format (`str`): "auto" (default: "json_schema", then "json_object" with the schema, then "none",
-        moving on when the server rejects a format), "json_schema", "json_object" or "none".
+        moving on when the server refuses a format; a transient server error never counts), "json_schema",
+        "json_object" or "none".
     scoring (`str`): "argmax" (default: the integer answer) or "weighted" (G-Eval, from top_logprobs).
-    top_logprobs (`int`): alternatives per token requested in "weighted" scoring (default 5).
-    concurrency (`int`): judge calls in flight (default 4).
+    top_logprobs (`int`): alternatives per token requested in "weighted" scoring (default 5, 1 to 20).
+    concurrency (`int`): judge calls in flight (default 4, 1 to 1024).
     cache_dir (`str`, optional): on-disk cache of valid judge answers (reruns make no calls).
     rubric (`str`): the judge's rubric, a name in persona_metrics.summary_eval.RUBRICS (default "accuracy": the
         original's 0-3 scale, prompt version "summary-eval-accuracy-v2", the texts delimited as data; G-Eval's
         "coherence", "consistency", "relevance" (1-5) and "fluency" (1-3), best with scoring="weighted"). Check a
         judge first with `persona-metrics judge-check`: without a passing verdict cached, a warning says so.
     prompt (`JudgePrompt`, optional): a versioned prompt replacing the rubric's (same scale and parser).
+    context_tokens (`int`, optional): the judge model's context window in tokens (256 to 10**7): a prompt
+        estimated larger (UTF-8 bytes / 3 + max_tokens) is sent whole with a warning naming the item; None
+        (default): the n_ctx a llama.cpp server reports at /props, else 128000.
     weights (`dict`, optional): {"accuracy", "completeness", "coherence"} weights of overall (each in [0, 1e6],
         not all 0; not renormalised).
     encoder (`str`, optional): a sentence-transformers model folder for completeness and coherence (default: the
@@ -125,6 +130,7 @@ class SummaryEval(ValidatedTextInputs, evaluate.Metric):
         cache_dir=None,
         rubric=DEFAULT_RUBRIC,
         prompt=None,
+        context_tokens=None,
         weights=None,
         encoder=None,
         coherence_method="original",

@@ -1,7 +1,8 @@
 """The judge's command-line flags, shared by ``persona-metrics cnndm`` and ``persona-metrics judge-check``.
 
-Each flag's type, default, allowed values and help come from
-:class:`~persona_metrics.summary_eval.params.JudgeOptions`; ``--rubric`` lists the rubric registry as it is.
+Each flag's type, default, allowed values (or range) and help come from
+:class:`~persona_metrics.summary_eval.params.JudgeOptions`; ``--rubric`` lists the rubric registry as it is. A value
+out of range is refused when the judge is built, in one line naming the option and its range (exit status 2).
 """
 
 from __future__ import annotations
@@ -18,7 +19,17 @@ from persona_metrics.summary_eval.params import JudgeOptions
 from persona_metrics.summary_eval.rubrics import RUBRICS
 
 #: The judge options with a ``--NAME`` flag of their own (besides model, base URL, key, cache).
-FLAGGED_OPTIONS = ("timeout", "concurrency", "max_retries", "response_format", "scoring", "rubric")
+FLAGGED_OPTIONS = (
+    "timeout",
+    "concurrency",
+    "max_retries",
+    "response_format",
+    "scoring",
+    "rubric",
+    "max_tokens",
+    "top_logprobs",
+    "context_tokens",
+)
 
 
 def add_judge_arguments(parser: argparse.ArgumentParser, title: str, model_required: bool) -> argparse._ArgumentGroup:
@@ -52,15 +63,20 @@ def add_judge_arguments(parser: argparse.ArgumentParser, title: str, model_requi
 
 
 def _judge_option(group: argparse._ArgumentGroup, name: str, choices: tuple[str, ...] | None = None) -> None:
-    """``--NAME`` for the judge option ``name``: its type, default, allowed values and help from JudgeOptions."""
+    """``--NAME`` for the judge option ``name``: its type, default, allowed values or range and help from JudgeOptions.
+
+    The range is shown in the help and checked when the judge is built (:func:`make_judge`), with the library's
+    message.
+    """
     spec, default = JudgeOptions.spec(name), JudgeOptions.default(name)
     shown = f"{default:g}" if isinstance(default, float) else default
+    allowed = f"; {spec.allowed()}" if spec.interval is not None else ""
     group.add_argument(
         "--" + name.replace("_", "-"),
         type=int if spec.integer else type(default),
         choices=choices or spec.choices,
         default=default,
-        help=f"{spec.help} (default {shown})",
+        help=f"{spec.help} (default {shown}{allowed})",
     )
 
 

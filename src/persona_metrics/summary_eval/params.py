@@ -8,11 +8,15 @@ help) and the Space (its rubric list and labels). ``docs/summary_eval.md`` §5 d
 >>> JudgeOptions(model="gpt-4o", api_key="sk-0123456789")
 JudgeOptions(model='gpt-4o', base_url=None, api_key='***', timeout=60.0, max_retries=2, temperature=0.0, seed=0, \
 max_tokens=200, response_format='auto', scoring='argmax', top_logprobs=5, concurrency=4, cache_dir=None, \
-rubric='accuracy', prompt=None)
+rubric='accuracy', prompt=None, context_tokens=None)
 >>> JudgeOptions(rubric="humour")
 Traceback (most recent call last):
 ...
 ValueError: rubric must be one of ['accuracy', 'coherence', 'consistency', 'fluency', 'relevance'], got 'humour'
+>>> JudgeOptions(max_tokens=10**400)
+Traceback (most recent call last):
+...
+ValueError: max_tokens must be an int in [1, 131072], got an int of 401 digits
 """
 
 from __future__ import annotations
@@ -37,6 +41,20 @@ API_KEY_ENV = "OPENAI_API_KEY"
 RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "none")
 #: Allowed ``scoring`` values: the integer answer, or G-Eval's probability-weighted score.
 SCORINGS = ("argmax", "weighted")
+# Upper bounds of the judge's numeric options: a value above one is a ValueError naming the option and its range
+# (never a run that retries for ever or a thread pool that cannot start); docs/summary_eval.md section 5.
+#: ``max_retries``: the SDK backs off up to 8 s between retries, so 100 is already minutes for one request.
+MAX_RETRIES = 100
+#: ``max_tokens``: 2**17, beyond any chat model's longest answer (the judge's is one short JSON object).
+MAX_TOKENS = 131_072
+#: ``top_logprobs``: OpenAI's ceiling, and vLLM's default one.
+MAX_TOP_LOGPROBS = 20
+#: ``concurrency``: one thread per call in flight.
+MAX_CONCURRENCY = 1024
+#: ``timeout``: one day, in seconds (a larger one is no limit, and a huge one overflows the socket layer).
+MAX_TIMEOUT = 86_400.0
+#: ``context_tokens``: the range of a context window, 256 to 10**7 tokens (beyond any model's).
+MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS = 256, 10**7
 
 P = TypeVar("P", bound=Params)
 
@@ -78,6 +96,10 @@ def _at_least(low: float, integer: bool = False) -> dict[str, Any]:
     return {"interval": (low, math.inf, True, True), "integer": integer}
 
 
+def _between(low: float, high: float, integer: bool = False) -> dict[str, Any]:
+    return {"interval": (low, high, True, True), "integer": integer}
+
+
 @dataclass(frozen=True)
 class JudgeOptions(Params):
     """The accuracy judge's options, validated on construction (defaults: ``docs/summary_eval.md`` §5).
@@ -102,11 +124,18 @@ class JudgeOptions(Params):
     api_key: str | None = option(
         None, f"the key; None: the {API_KEY_ENV} environment variable", optional=True, check=_check_api_key
     )
-    timeout: float = option(60.0, "seconds per judge request", **_at_least(0.001))
-    max_retries: int = option(2, "retries of a failed judge request (by the SDK)", **_at_least(0, integer=True))
+    timeout: float = option(60.0, "seconds per judge request", **_between(0.001, MAX_TIMEOUT))
+    max_retries: int = option(
+        2,
+        "retries of a judge request that failed for a transient reason (HTTP 408/409/429/5xx, timeout, connection "
+        "error), by the SDK, in the same response format",
+        **_between(0, MAX_RETRIES, integer=True),
+    )
     temperature: float = option(0.0, "sampling temperature (the original used 0.1)", **_at_least(0.0))
     seed: int | None = seed_field("the request seed (best effort); None to omit it", default=0, optional=True)
-    max_tokens: int = option(200, "answer budget in tokens (the original's 200)", **_at_least(1, integer=True))
+    max_tokens: int = option(
+        200, "answer budget in tokens (the original's 200)", **_between(1, MAX_TOKENS, integer=True)
+    )
     response_format: str = option(
         "auto",
         "structured output asked for (auto: json_schema, then json_object, then none)",
@@ -115,8 +144,12 @@ class JudgeOptions(Params):
     scoring: str = option(
         "argmax", "argmax (the integer answer) or weighted (G-Eval, from top_logprobs)", choices=SCORINGS
     )
-    top_logprobs: int = option(5, "alternatives per token requested in weighted scoring", **_at_least(1, integer=True))
-    concurrency: int = option(4, "judge requests in flight (1 for a one-slot server)", **_at_least(1, integer=True))
+    top_logprobs: int = option(
+        5, "alternatives per token requested in weighted scoring", **_between(1, MAX_TOP_LOGPROBS, integer=True)
+    )
+    concurrency: int = option(
+        4, "judge requests in flight (1 for a one-slot server)", **_between(1, MAX_CONCURRENCY, integer=True)
+    )
     cache_dir: str | Path | None = option(
         None, "a folder for the on-disk cache of valid answers; None: no cache", optional=True, check=_check_path
     )
@@ -130,6 +163,13 @@ class JudgeOptions(Params):
         "a JudgePrompt replacing the rubric's prompt (same scale); None: the rubric's",
         optional=True,
         check=_check_prompt,
+    )
+    context_tokens: int | None = option(
+        None,
+        "the judge model's context window in tokens: a prompt estimated larger (UTF-8 bytes / 3 + max_tokens) is "
+        "warned about, never cut; None: n_ctx from the server's /props (llama.cpp), else 128000",
+        optional=True,
+        **_between(MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, integer=True),
     )
 
     def __repr__(self) -> str:
