@@ -525,7 +525,7 @@ def test_cache_makes_reruns_free_and_never_stores_errors(tmp_path: Path) -> None
     other = server.judge(cache_dir=tmp_path, temperature=0.5).judge(SUMMARY, SOURCE)
     assert len(server.requests) == 2
     assert not other.cached
-    [entry, *_] = sorted(tmp_path.glob("*.json"))
+    entry = tmp_path / f"{first.key}.json"  # the entry the next judge reads (not the temperature=0.5 one)
     entry.write_text('{"key": "forged", "content": "{\\"score\\": 0}"}')
     with pytest.warns(persona_metrics.PersonaMetricsWarning, match="invalid judge cache entry"):
         server.judge(cache_dir=tmp_path).judge(SUMMARY, SOURCE)

@@ -1,12 +1,14 @@
 r"""The LLM judge: one chat-model call per (summary, source), read strictly (``docs/summary_eval.md`` §5).
 
 The ``openai`` client talks to OpenAI or any OpenAI-compatible server (``base_url``). Transient failures (429,
-5xx, connection errors) are retried by the SDK itself (``max_retries``); this module adds no retry loop. The judge
+5xx, connection errors) are retried by the SDK itself (``max_retries``), in the same response format; this module
+adds no retry loop, and a transient failure never counts as the server refusing a format. The judge
 asks for structured output (a JSON schema; llama.cpp servers turn it into a grammar) and accepts only an answer
 that is exactly its rubric's contract (:mod:`~persona_metrics.summary_eval.rubrics`; ``accuracy``, the default:
 ``{"score": 0|1|2|3, "rationale": str}``). Anything else is *invalid*: it has no score, is left out of the means,
 is counted in ``num_invalid``, keeps its raw text and is never cached. The options are one validated
-:class:`~persona_metrics.summary_eval.params.JudgeOptions`.
+:class:`~persona_metrics.summary_eval.params.JudgeOptions`. A prompt estimated larger than the model's context
+window (:meth:`Judge.context_window`, :func:`estimate_tokens`) is sent whole, with a warning naming the item.
 
 The texts judged are data: each sits between markers carrying a code derived from both texts and absent from
 them, so no text can close a marker, and placeholders are filled in one pass, so no text can reach another's
@@ -23,7 +25,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -72,6 +76,36 @@ STATUSES = ("json", "invalid", "empty-input")
 EMPTY_RATIONALE = "Empty summary or source text provided"
 #: JSON schema of the default (``accuracy``) rubric's answer (``Rubric.schema``).
 ANSWER_SCHEMA: dict[str, Any] = ACCURACY.schema
+#: An error message that names the structured-output request: an HTTP 5xx saying so is the server refusing the
+#: format (llama-cpp-python answers ``json_schema`` with HTTP 500 "Input should be 'text' or 'json_object'"); any
+#: other 5xx is a transient server fault, retried by the SDK and never a reason to change the format.
+FORMAT_ERROR = re.compile(r"response_format|json_schema|json_object|schema|grammar", re.IGNORECASE)
+#: An error message about the prompt's length: an HTTP 400/422 saying so (OpenAI's ``context_length_exceeded``,
+#: llama.cpp's "exceeds the available context size") is not the server refusing the format.
+CONTEXT_ERROR = re.compile(r"context|too long|maximum.*tokens", re.IGNORECASE)
+#: The context window assumed when ``context_tokens`` is None and the server reports none: 128,000 tokens, the
+#: window of OpenAI's gpt-4o and gpt-4o-mini (a warning, never a cut, depends on it).
+DEFAULT_CONTEXT_TOKENS = 128_000
+#: UTF-8 bytes per token in :func:`estimate_tokens`: English prose runs about 4 characters a token in the BPE
+#: vocabularies of current chat models, other scripts fewer bytes; 3 overestimates English, so a warning comes early.
+BYTES_PER_TOKEN = 3
+#: Tokens added per chat message by the chat template (role markers), in :func:`estimate_tokens`.
+TOKENS_PER_MESSAGE = 8
+#: Seconds allowed for the one ``GET /props`` asking a llama.cpp server for its context window.
+PROPS_TIMEOUT = 5.0
+
+
+def estimate_tokens(messages: Sequence[Mapping[str, str]]) -> int:
+    """A conservative estimate of the tokens of chat ``messages``: UTF-8 bytes / 3, rounded up, + 8 per message.
+
+    An overestimate for English (about 4 characters a token), about right for other scripts; no tokenizer is
+    loaded. See :data:`BYTES_PER_TOKEN`.
+
+    >>> estimate_tokens([{"role": "user", "content": "x" * 3000}])
+    1008
+    """
+    size = sum(len(str(m.get("content", "")).encode("utf-8")) for m in messages)
+    return math.ceil(size / BYTES_PER_TOKEN) + TOKENS_PER_MESSAGE * len(messages)
 
 
 def default_cache_dir() -> Path:
@@ -305,13 +339,16 @@ class Judge:
             original used 0.1), ``seed`` (best effort on the server side; None to omit it), ``max_tokens``
             (200, the original's), ``response_format`` (``"auto"``: ``"json_schema"``, then ``"json_object"``
             with the schema, which llama.cpp servers enforce with a grammar, then ``"none"``; a format the server
-            rejects (HTTP 400/422/500) before its first answer is dropped with a warning and the item asked again
-            with the next one), ``scoring`` (``"argmax"``, the integer answer, or ``"weighted"``, G-Eval's
+            refuses before its first answer (HTTP 400/422, or a 5xx whose message names the format) is dropped
+            with a warning and the item asked again with the next one; any other 5xx is a transient fault,
+            retried in the same format, and a JudgeError once ``max_retries`` are spent), ``scoring`` (``"argmax"``,
+            the integer answer, or ``"weighted"``, G-Eval's
             probability-weighted digits from ``top_logprobs``, the integer when the server returns no usable
             logprobs), ``top_logprobs``, ``concurrency`` (calls in flight), ``cache_dir`` (the on-disk cache of
             valid answers; None for none), ``rubric`` (a name in
             :data:`~persona_metrics.summary_eval.rubrics.RUBRICS`, default ``"accuracy"``), ``prompt`` (a
-            :class:`JudgePrompt` replacing the rubric's; same scale and parser).
+            :class:`JudgePrompt` replacing the rubric's; same scale and parser), ``context_tokens`` (the model's
+            context window, for the warning on a prompt likely to exceed it: :meth:`context_window`).
         known_answers: answers already received, by request key (:meth:`ResultsLog.answers`): used instead of a
             call when valid.
         client: an ``openai.OpenAI`` client to use as is (``base_url``/``api_key``/``timeout``/``max_retries``
@@ -353,6 +390,8 @@ class Judge:
         #: a rejected format, so every item of a run is asked in the same format whatever the order of calls.
         self._settled = False
         self._lock = threading.Lock()
+        #: The context window and where it came from, once known (:meth:`context_window`).
+        self._context: tuple[int, str] | None = None
         self._client = client if client is not None else self._make_client(options.api_key, http_client)
 
     def _make_client(self, api_key: str | None, http_client: Any) -> Any:
@@ -425,20 +464,20 @@ class Judge:
         url = self.base_url or str(getattr(self._client, "base_url", "https://api.openai.com/v1"))
         return hashlib.sha256(url.encode("utf-8")).hexdigest()
 
-    def request_key(self, summary: str, source: str) -> str:
-        """The key of a pair's request (cache files, results files), with the format option as given.
+    def request_key(self, summary: str, source: str, response_format: str | None = None) -> str:
+        """The key of a pair's request (cache files, results files), with the format the request is sent in.
 
-        The endpoint enters as :attr:`endpoint_digest`: endpoints that differ only in a query value or a credential
-        never share answers, and the key, a digest, holds no credential in clear.
+        The format is concrete (``json_schema``, ``json_object`` or ``none``; default :attr:`current_format`), never
+        ``auto``: answers given in one format are never reused for a run that asks in another. The endpoint enters
+        as :attr:`endpoint_digest`: endpoints that differ only in a query value or a credential never share answers,
+        and the key, a digest, holds no credential in clear.
         """
+        return self._key(summary, source, response_format or self.current_format)
+
+    def _key(self, summary: str, source: str, response_format: str) -> str:
         request = self._base_request(summary, source)
         return JudgeCache.key(
-            {
-                "base_url": self.endpoint_digest,
-                "prompt": self.prompt.version,
-                "format": self.options.response_format,
-                **request,
-            }
+            {"base_url": self.endpoint_digest, "prompt": self.prompt.version, "format": response_format, **request}
         )
 
     def _call(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -506,21 +545,36 @@ class Judge:
             "model": _text_or_none(getattr(response, "model", None)),
         }
 
-    def _call_with_fallback(self, summary: str, source: str) -> dict[str, Any]:
-        """A live answer, moving on to the next format when the server rejects one (see ``response_format``)."""
+    def _ask(self, summary: str, source: str, fmt: str) -> dict[str, Any] | None:
+        """A live answer in format ``fmt``, or None when the server refused the format (it is then dropped).
+
+        Only a refusal of the format before the server's first answer drops it (:func:`_refuses_format`); a
+        transient server error (a 5xx not naming the format, after the SDK's ``max_retries`` retries in the same
+        format), a context error or any error after the first answer is a :class:`JudgeError` and the format stays.
+        """
         import openai
 
-        while True:
-            fmt = self.current_format
-            try:
-                entry = self._call(self._request(summary, source, fmt))
-            except (openai.BadRequestError, openai.InternalServerError, openai.UnprocessableEntityError) as err:
-                if fmt == "none" or self._settled:  # once the server answered in a format, it is not the format
-                    raise JudgeError(redact(f"the judge at {self.host} failed on model {self.model!r}: {err}")) from err
+        try:
+            entry = self._call(self._request(summary, source, fmt))
+        except (openai.BadRequestError, openai.InternalServerError, openai.UnprocessableEntityError) as err:
+            if fmt != "none" and not self._settled and _refuses_format(err):
                 self._drop_format(fmt, err)
-                continue
-            self._settled = True
-            return {**entry, "format": fmt}
+                return None
+            raise JudgeError(self._failure(fmt, err)) from err
+        self._settled = True
+        return {**entry, "format": fmt}
+
+    def _failure(self, fmt: str, err: Any) -> str:
+        """The message of a rejected request that is not a refusal of the format (see :meth:`_ask`)."""
+        status = getattr(err, "status_code", 0)
+        text = f"the judge at {self.host} failed on model {self.model!r}: {err}"
+        if status >= 500 and not FORMAT_ERROR.search(str(err)) and not CONTEXT_ERROR.search(str(err)):
+            text += (
+                f" (HTTP {status} after {self.options.max_retries} retries in response_format={fmt!r}: a server "
+                "fault, not a refusal of the format, which is kept; retry later or raise max_retries= "
+                "(CLI --max-retries); a server that cannot take this format needs response_format= another one)"
+            )
+        return redact(text)
 
     def _drop_format(self, fmt: str, err: Exception) -> None:
         with self._lock:
@@ -535,37 +589,134 @@ class Judge:
             )
         )
 
-    def _stored(self, key: str) -> dict[str, Any] | None:
-        """A valid answer already received for ``key`` (``known_answers``, then the cache), or None.
+    def _lookup(self, key: str, fmt: str, legacy: bool) -> dict[str, Any] | None:
+        """A valid answer given in format ``fmt`` stored under ``key`` (``known_answers``, then the cache), or None.
 
-        An invalid answer found there (stored by an older version) is never used: the pair is asked again.
+        An invalid answer found there (stored by an older version) is never used: the pair is asked again. An answer
+        stored under a ``legacy`` key (format ``auto``, by a version that keyed the option) is used only when it
+        records ``fmt`` as its format; one recorded in another format never is.
         """
-        known = self.known_answers.get(key)
-        if _is_valid_entry(known, self.rubric):
-            return known
-        entry = self.cache.get(key) if self.cache is not None else None
-        return entry if _is_valid_entry(entry, self.rubric) else None
+        for entry in (self.known_answers.get(key), self.cache.get(key) if self.cache is not None else None):
+            if _is_valid_entry(entry, self.rubric) and entry.get("format", None if legacy else fmt) == fmt:
+                return entry
+        return None
+
+    def _stored(self, summary: str, source: str, key: str, fmt: str) -> dict[str, Any] | None:
+        """A valid answer already received for the pair in format ``fmt`` (``key``), or None.
+
+        Keys written before keys held the concrete format held the ``response_format`` option instead; an answer
+        found under that key is used when it records ``fmt`` as the format it was given in, so existing caches and
+        results files stay readable wherever that is safe.
+        """
+        entry = self._lookup(key, fmt, legacy=False)
+        legacy = self._key(summary, source, self.options.response_format)
+        if entry is None and legacy != key:
+            entry = self._lookup(legacy, fmt, legacy=True)
+        return entry
 
     def judge(self, summary: str, source: str) -> Verdict:
         """Judge one pair; an empty summary or source scores 0 without a call (as the original).
 
-        Only a valid answer is cached; an invalid one has no score (see :func:`parse_answer`).
+        Only a valid answer is cached, under the key of the format it was given in; an invalid one has no score
+        (see :func:`parse_answer`). A prompt estimated larger than :meth:`context_window` is sent whole, with a
+        warning.
 
         Raises:
             JudgeError: the call failed for good, or the server sent a malformed response (the message names the
                 option to check or what was wrong).
         """
+        return self._judge(summary, source, None)
+
+    def _judge(self, summary: str, source: str, oversized: Callable[[int], None] | None) -> Verdict:
+        """:meth:`judge`; ``oversized(estimate)`` is told of a prompt above the context window (else a warning)."""
         if not summary.strip() or not source.strip():
             return Verdict(0.0, 0, EMPTY_RATIONALE, "empty-input")
-        key = self.request_key(summary, source)
-        entry = self._stored(key)
-        cached = entry is not None
-        if entry is None:
-            entry = self._call_with_fallback(summary, source)
-        verdict = self._verdict(entry, key, cached)
-        if not cached and verdict.status == "json" and self.cache is not None:
+        checked = False
+        while True:
+            fmt = self.current_format
+            key = self._key(summary, source, fmt)
+            stored = self._stored(summary, source, key, fmt)
+            if stored is not None:
+                return self._verdict(stored, key, True)
+            if not checked:
+                checked = True
+                self._check_context(summary, source, oversized)
+            entry = self._ask(summary, source, fmt)
+            if entry is not None:
+                break
+        verdict = self._verdict(entry, key, False)
+        if verdict.status == "json" and self.cache is not None:
             self.cache.put(key, entry)
         return verdict
+
+    def context_window(self) -> tuple[int, str]:
+        """The judge model's context window in tokens and where that number comes from.
+
+        ``context_tokens`` when given; else the ``n_ctx`` a llama.cpp server reports at ``GET /props`` (asked once,
+        before the judge's first call, with a timeout of :data:`PROPS_TIMEOUT` s and no retry; a server without it,
+        or an error, is no answer); else :data:`DEFAULT_CONTEXT_TOKENS`.
+        """
+        with self._lock:
+            if self._context is None:
+                given = self.options.context_tokens
+                served = None if given is not None else self._served_context()
+                if given is not None:
+                    self._context = (given, "context_tokens=")
+                elif served is not None:
+                    self._context = (served, "the n_ctx the server reports at /props")
+                else:
+                    self._context = (DEFAULT_CONTEXT_TOKENS, "assumed: context_tokens= is not set")
+            return self._context
+
+    def _served_context(self) -> int | None:
+        """The ``n_ctx`` of ``GET <server>/props`` (llama.cpp's server), or None (no base_url, no such page, error)."""
+        if self.base_url is None or not hasattr(self._client, "with_options"):
+            return None
+        base = str(getattr(self._client, "base_url", "")).rstrip("/")
+        url = (base.removesuffix("/v1") or base) + "/props"
+        try:
+            props = self._client.with_options(max_retries=0, timeout=PROPS_TIMEOUT).get(url, cast_to=object)
+        except Exception as err:  # any failure only means that the server reports no window
+            logger.debug("no context window from %s: %s", redact(url), redact(f"{type(err).__name__}: {err}"))
+            return None
+        settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+        n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+        if n_ctx is None and isinstance(props, dict):
+            n_ctx = props.get("n_ctx")
+        valid = isinstance(n_ctx, int) and not isinstance(n_ctx, bool) and n_ctx > 0
+        return n_ctx if valid else None
+
+    def prompt_tokens(self, summary: str, source: str) -> int:
+        """The estimated tokens of a pair's request: :func:`estimate_tokens` of its messages plus ``max_tokens``."""
+        return estimate_tokens(self.prompt.messages(summary, source)) + self.options.max_tokens
+
+    def _check_context(self, summary: str, source: str, oversized: Callable[[int], None] | None) -> None:
+        estimate = self.prompt_tokens(summary, source)
+        if estimate <= self.context_window()[0]:
+            return
+        if oversized is not None:
+            oversized(estimate)
+        else:
+            warn(self._context_warning([(None, estimate, len(source))]))
+
+    def _context_warning(self, items: Sequence[tuple[int | None, int, int]]) -> str:
+        """The warning about prompts above the context window; ``items``: (position or None, estimate, source size)."""
+        window, origin = self.context_window()
+        position, estimate, size = max(items, key=lambda item: item[1])
+        if len(items) > 1:
+            shown = sorted(p for p, _, _ in items if p is not None)
+            listed = ", ".join(map(str, shown[:10])) + (f" and {len(shown) - 10} more" if len(shown) > 10 else "")
+            head, largest = f"{len(items)} judge prompts (items {listed}) are", f"the largest, item {position}, is"
+        else:
+            head = "the judge prompt" + ("" if position is None else f" of item {position}") + " is"
+            largest = "it is"
+        return (
+            f"{head} likely to exceed the context window of model {self.model!r} at {self.host}, {window:,} tokens "
+            f"({origin}): {largest} estimated at {estimate:,} tokens (a source of {size:,} characters; the estimate "
+            f"is UTF-8 bytes / {BYTES_PER_TOKEN} + the max_tokens={self.options.max_tokens} answer). Sent whole, never "
+            "cut: the server may refuse it or silently drop part of it. Shorten or split the source, use a model with "
+            "a larger window, or set context_tokens= (CLI --context-tokens) to the model's real window"
+        )
 
     def _verdict(self, entry: dict[str, Any], key: str, cached: bool) -> Verdict:
         if entry.get("system_fingerprint"):
@@ -606,6 +757,13 @@ class Judge:
         for i, pair in enumerate(pairs):
             positions.setdefault(pair, []).append(i)
         found: dict[tuple[str, str], Verdict] = {}
+        oversized: list[tuple[int, int, int]] = []
+
+        def judge(pair: tuple[str, str]) -> Verdict:
+            def report(estimate: int) -> None:
+                oversized.append((positions[pair][0], estimate, len(pair[1])))
+
+            return self._judge(*pair, report)
 
         def done(pair: tuple[str, str], verdict: Verdict) -> None:
             found[pair] = verdict
@@ -613,28 +771,45 @@ class Judge:
                 for i in positions[pair]:
                     on_verdict(i, verdict)
 
-        unique = list(positions)
-        if self.options.concurrency == 1 or len(unique) == 1:
-            for pair in progress_bar(unique, desc="summary_eval: judging", unit="pair"):
-                done(pair, self.judge(*pair))
-        else:
-            while unique and not self._settled:  # one call at a time until the server has accepted a format
-                pair = unique.pop(0)
-                done(pair, self.judge(*pair))
-            self._judge_parallel(unique, done)
+        try:
+            self._schedule(list(positions), judge, done)
+        finally:  # also when a call failed: the oversized prompt may be why
+            if oversized:
+                warn(self._context_warning(oversized))
         verdicts = [found[pair] for pair in pairs]
         _warn_invalid(verdicts)
         return verdicts
 
-    def _judge_parallel(self, unique: list[tuple[str, str]], done: Callable[[tuple[str, str], Verdict], None]) -> None:
-        """Judge ``unique`` on a thread pool, reporting each pair as it finishes.
+    def _schedule(
+        self,
+        unique: list[tuple[str, str]],
+        judge: Callable[[tuple[str, str]], Verdict],
+        done: Callable[[tuple[str, str], Verdict], None],
+    ) -> None:
+        """Judge ``unique``: in order (``concurrency=1``), or one at a time until a format is settled, then pooled."""
+        if self.options.concurrency == 1 or len(unique) == 1:
+            for pair in progress_bar(unique, desc="summary_eval: judging", unit="pair"):
+                done(pair, judge(pair))
+            return
+        while unique and not self._settled:  # one call at a time until the server has accepted a format
+            pair = unique.pop(0)
+            done(pair, judge(pair))
+        self._judge_parallel(unique, judge, done)
+
+    def _judge_parallel(
+        self,
+        unique: list[tuple[str, str]],
+        judge: Callable[[tuple[str, str]], Verdict],
+        done: Callable[[tuple[str, str], Verdict], None],
+    ) -> None:
+        """Judge ``unique`` with ``judge`` on a thread pool, reporting each pair as it finishes.
 
         The first failure cancels the calls not yet started; so does an interruption (Ctrl-C) or an error of
         ``done``, which is re-raised after the calls in flight end.
         """
         failure: BaseException | None = None
         with ThreadPoolExecutor(max_workers=self.options.concurrency) as pool:
-            futures: dict[Future[Verdict], tuple[str, str]] = {pool.submit(self.judge, *p): p for p in unique}
+            futures: dict[Future[Verdict], tuple[str, str]] = {pool.submit(judge, p): p for p in unique}
             try:
                 finished = as_completed(futures)
                 for future in progress_bar(finished, desc="summary_eval: judging", total=len(unique), unit="pair"):
@@ -677,6 +852,19 @@ def _cancel(futures: Mapping[Future[Verdict], Any]) -> None:
         future.cancel()
 
 
+def _refuses_format(err: Any) -> bool:
+    """Whether a rejected request (HTTP 400/422/5xx) is the server refusing the response format.
+
+    An HTTP 5xx is a refusal only when its message names the format (:data:`FORMAT_ERROR`): any other is a
+    transient fault. An HTTP 400/422 is one unless its message is about the prompt's length (:data:`CONTEXT_ERROR`)
+    without naming the format.
+    """
+    text = str(err)
+    if FORMAT_ERROR.search(text):
+        return True
+    return getattr(err, "status_code", 500) < 500 and not CONTEXT_ERROR.search(text)
+
+
 def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -712,6 +900,7 @@ def _warn_invalid(verdicts: Sequence[Verdict]) -> None:
 __all__ = [
     "ANSWER_SCHEMA",
     "API_KEY_ENV",
+    "DEFAULT_CONTEXT_TOKENS",
     "DEFAULT_PROMPT",
     "EMPTY_RATIONALE",
     "FORMAT_FALLBACKS",
@@ -730,6 +919,7 @@ __all__ = [
     "Verdict",
     "boundary",
     "default_cache_dir",
+    "estimate_tokens",
     "parse_answer",
     "redact",
     "weighted_score",
