@@ -11,10 +11,17 @@ from typing import TYPE_CHECKING, Any
 
 from persona_metrics.commands.judge_options import add_judge_arguments, make_judge
 from persona_metrics.commands.output import (
+    Baseline,
     InputError,
+    add_baseline_arguments,
     add_format_argument,
     add_micro_argument,
     add_shard_arguments,
+    baseline_fields,
+    baseline_heading,
+    baseline_line,
+    baseline_request,
+    check_baseline_system,
     command_parser,
     emit,
     input_errors,
@@ -31,11 +38,14 @@ from persona_metrics.summary_eval.scorer import NO_JUDGE_NOTE
 
 if TYPE_CHECKING:
     from persona_metrics.integrations.item_states import MergedItems
+    from persona_metrics.significance import PairedTest
 
 NAME = "cnndm"
 HELP = "persona quality (journalist) and SummaryEval of lead-3, random-3 and prediction files on CNN/DailyMail"
 #: The persona CNN/DM highlights are scored against.
 PERSONA = "journalist"
+#: The persona_quality component ``--baseline`` compares (SummaryEval results have no paired test in the library).
+BASELINE_MEASURE = "overall_quality"
 #: The shipped sample (16 test articles), the default data: package data (``persona_metrics/data``), in the wheel.
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "cnndm_sample" / "test.jsonl"
 
@@ -62,6 +72,14 @@ Systems: lead3 (first three sentences), random3 (three seeded random sentences),
 against themselves: a sanity row) and prediction files given with --predictions: JSON lines
 {"id": "<article id>", "prediction": "<summary>"}, one per article; the file stem names the system.
 
+--baseline SYSTEM (lead3, random3, reference or a prediction file's stem) compares every other system with SYSTEM
+by the library's paired test on the per-article persona_quality overall_quality (compare_quality; --paired-test
+permutation, the default, or bootstrap with the 95% interval of the difference, as sacrebleu's --paired-bs; the
+library's default resamples, 10000 and 1000, seeded by --seed): one line per system under the table, and in JSON /
+CSV the columns baseline, baseline_measure, baseline_test, difference_vs_baseline, ci_low_vs_baseline,
+ci_high_vs_baseline and p_vs_baseline on every row (null on the baseline's own). SummaryEval is not compared: the
+library has no paired test of SummaryEval results.
+
 --shard I/N --states OUT.jsonl scores only the I-th of N contiguous blocks of the sampled articles (every shard
 samples the same articles: same data, -n and --seed) and writes its per-article states instead of printing;
 "persona-metrics merge" of the N files prints exactly what the unsharded run prints, intervals and signatures
@@ -84,6 +102,7 @@ examples:
   persona-metrics cnndm -n 16 --seed 0
   persona-metrics cnndm --data-files test.parquet -n 1000 --format csv
   persona-metrics cnndm --predictions my_model.jsonl --format json
+  persona-metrics cnndm -n 16 --baseline lead3 --paired-test bootstrap
   persona-metrics cnndm -n 8 -f csv --base-url http://127.0.0.1:8080/v1 -m smollm2 --out judged.jsonl
   persona-metrics cnndm -n 8 --base-url http://127.0.0.1:8080/v1 -m smollm2 --concurrency 1 --timeout 600
   persona-metrics cnndm -n 1000 --shard 2/4 --states c2.jsonl    (then: persona-metrics merge c1.jsonl ... c4.jsonl)
@@ -107,6 +126,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-files", nargs="*", type=Path, default=None, help="local parquet or JSON lines")
     parser.add_argument("--hub", action="store_true", help="load the test split from the Hub (needs network)")
     parser.add_argument("--predictions", nargs="*", type=Path, default=[], help="JSON lines {id, prediction}")
+    add_baseline_arguments(
+        parser,
+        "lead3, random3, reference or a prediction file's stem",
+        "the per-article persona_quality overall_quality (SummaryEval has no paired test in the library)",
+        "the library's default resamples, seeded by --seed",
+    )
     add_shard_arguments(parser, "the I-th of N contiguous blocks of the sampled articles; docs/scaling.md section 2")
     judge = add_judge_arguments(parser, "SummaryEval accuracy judge (optional)", model_required=False)
     judge.add_argument(
@@ -231,6 +256,9 @@ def _judged(
     judge = make_judge(args, results.answers(get_rubric(args.rubric)) if results is not None else None)
     try:
         bench = load_systems(args)
+        baseline = baseline_request(args)
+        if baseline is not None:  # before the scoring
+            check_baseline_system(baseline, list(bench.systems), "the CNN/DM systems")
         scored = score_results(bench, rows_of(bench), judge, (args.bootstrap, args.seed), results)
     except JudgeError as err:
         kept = (["the judge cache"] if judge.cache is not None else []) + ([str(args.out)] if results else [])
@@ -240,6 +268,33 @@ def _judged(
         if results is not None:
             results.close()
     return bench, scored, judge
+
+
+def baseline_tests(scored: dict[str, tuple[Any, Any]], baseline: Baseline, seed: int) -> dict[str, PairedTest]:
+    """``{system: test}``: the library's paired test of each other system's persona_quality against ``baseline``'s."""
+    from persona_metrics.persona.comparison import compare_quality
+
+    base = scored[baseline.system][0]
+    return {
+        name: compare_quality(quality, base, BASELINE_MEASURE, method=baseline.method, seed=seed)
+        for name, (quality, _) in scored.items()
+        if name != baseline.system
+    }
+
+
+def baseline_output(rows: list[dict[str, Any]], fmt: str, baseline: Baseline, tests: dict[str, PairedTest]) -> str:
+    """The output with ``--baseline``: the table and one line per system under it, or the rows with the columns."""
+    if fmt == "table":
+        first = next(iter(tests.values()))
+        lines = [baseline_heading(baseline.system, first, f"persona_quality {BASELINE_MEASURE}", "article")]
+        lines += [f"- {baseline_line(name, baseline.system, t, BASELINE_MEASURE)}" for name, t in tests.items()]
+        lines.append("SummaryEval is not compared: the library has no paired test of SummaryEval results.")
+        return output_text(rows, fmt) + "\n" + "\n".join(lines) + "\n"
+    columns = {
+        name: baseline_fields(baseline.system, BASELINE_MEASURE, baseline.method, t) for name, t in tests.items()
+    }
+    own = baseline_fields(baseline.system, BASELINE_MEASURE, baseline.method, None)
+    return output_text([{**row, **columns.get(row["system"], own)} for row in rows], fmt)
 
 
 def output_text(rows: list[dict[str, Any]], fmt: str) -> str:
@@ -327,12 +382,19 @@ def run(args: argparse.Namespace) -> int:
         if args.bootstrap < 0 or args.bootstrap == 1:
             raise ValueError(f"--bootstrap must be 0 (off) or at least 2 resamples, got {args.bootstrap}")
         if args.shard is not None or args.states is not None:
+            if args.baseline is not None:
+                raise ValueError("--baseline does not combine with --shard / --states: run it on all the articles")
             return _write_shard(args)
+        baseline = baseline_request(args)
         bench, scored, judge = _judged(args, lambda bench: range(len(bench.ids)))
         rows = system_rows(scored, judge is not None)
         if args.micro is not None:
             write_text(args.micro, jsonl_text(micro_rows(scored, bench.ids)))
-    emit(output_text(rows, args.format))
+        if baseline is None:
+            text = output_text(rows, args.format)
+        else:
+            text = baseline_output(rows, args.format, baseline, baseline_tests(scored, baseline, args.seed))
+    emit(text)
     sys.stderr.writelines(f"note: {note}\n" for note in _notes(judge is not None))
     return 0
 

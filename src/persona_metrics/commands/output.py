@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 # The number format lived here until it moved to persona_metrics.formatting; its names still import from here.
 from persona_metrics.formatting import MISSING as MISSING
@@ -25,6 +25,9 @@ from persona_metrics.formatting import comparison_text as comparison_text
 from persona_metrics.formatting import format_cell, format_estimate
 from persona_metrics.formatting import format_interval as format_interval
 from persona_metrics.formatting import format_score as format_score
+
+if TYPE_CHECKING:
+    from persona_metrics.significance import PairedTest
 
 #: Output formats of the commands that print a table.
 FORMATS: tuple[str, ...] = ("table", "json", "csv")
@@ -156,6 +159,132 @@ def add_significance_argument(parser: argparse.ArgumentParser, seeded_by: str) -
         help="sign patterns of the paired permutation test between adjacent ranks (default %(default)s; exact "
         f"when 2**documents <= N; 0: no test); seeded by {seeded_by}",
     )
+
+
+#: The tests ``--paired-test`` names: those of :func:`persona_metrics.significance.paired_test` (docs/significance.md).
+PAIRED_TESTS: tuple[str, ...] = ("permutation", "bootstrap")
+#: The test of ``--baseline`` unless ``--paired-test``: the permutation test, as between adjacent ranks.
+DEFAULT_PAIRED_TEST = "permutation"
+#: The columns ``--baseline`` adds to every system's row in JSON and CSV (``None`` on the baseline's own row).
+BASELINE_COLUMNS: tuple[str, ...] = (
+    "baseline",
+    "baseline_measure",
+    "baseline_test",
+    "difference_vs_baseline",
+    "ci_low_vs_baseline",
+    "ci_high_vs_baseline",
+    "p_vs_baseline",
+)
+
+
+class Baseline(NamedTuple):
+    """What ``--baseline SYSTEM [--paired-test TEST]`` asks for.
+
+    Attributes:
+        system: the system every other one is compared with.
+        method: the library's paired test, one of :data:`PAIRED_TESTS`.
+    """
+
+    system: str
+    method: str
+
+
+def add_baseline_arguments(parser: argparse.ArgumentParser, systems: str, measure: str, resamples: str) -> None:
+    """``--baseline SYSTEM`` and ``--paired-test permutation|bootstrap``: every other system against SYSTEM.
+
+    Args:
+        parser: the command's parser.
+        systems: which names SYSTEM may take, for the help text.
+        measure: the per-unit values the test compares, for the help text.
+        resamples: how many resamples, and the seed, for the help text.
+    """
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        metavar="SYSTEM",
+        help=f"compare every other system with SYSTEM ({systems}) by the library's paired test on {measure}: one "
+        f"line per system under the table, the columns {', '.join(BASELINE_COLUMNS)} in JSON / CSV; {resamples}",
+    )
+    parser.add_argument(
+        "--paired-test",
+        default=None,
+        choices=PAIRED_TESTS,
+        help="the test of --baseline: permutation (default; approximate randomisation, two-sided, as between "
+        "adjacent ranks) or bootstrap (Koehn's paired bootstrap, as sacrebleu's --paired-bs: the 95%% interval of "
+        "the difference and a one-sided p); docs/significance.md",
+    )
+
+
+def baseline_request(args: argparse.Namespace) -> Baseline | None:
+    """The ``--baseline`` of ``args`` (``None`` without one).
+
+    Raises:
+        InputError: ``--paired-test`` without ``--baseline``.
+    """
+    if args.baseline is None:
+        if args.paired_test is not None:
+            raise InputError("--paired-test is the test of --baseline SYSTEM; give --baseline too")
+        return None
+    return Baseline(args.baseline, args.paired_test or DEFAULT_PAIRED_TEST)
+
+
+def check_baseline_system(baseline: Baseline, systems: Sequence[str], what: str) -> None:
+    """Refuse a ``--baseline`` that is not one of ``systems``, or an input with a single system.
+
+    Args:
+        baseline: the request.
+        systems: the input's systems, in order.
+        what: the input, for the message (``"data/x.jsonl"``).
+
+    Raises:
+        InputError: one line naming the systems there are.
+    """
+    if len(systems) < 2:
+        raise InputError(
+            f"--baseline {baseline.system}: {what} has a single system ({', '.join(systems)}); a paired comparison "
+            "needs two or more"
+        )
+    if baseline.system not in systems:
+        raise InputError(f"--baseline {baseline.system}: no such system in {what}; its systems: {', '.join(systems)}")
+
+
+def baseline_fields(baseline: str, measure: str, method: str, test: PairedTest | None) -> dict[str, Any]:
+    """The :data:`BASELINE_COLUMNS` of one system's row: the library's test against ``baseline`` (``None``: itself)."""
+    return {
+        "baseline": baseline,
+        "baseline_measure": measure,
+        "baseline_test": method,
+        "difference_vs_baseline": None if test is None else test.difference,
+        "ci_low_vs_baseline": None if test is None else test.ci_low,
+        "ci_high_vs_baseline": None if test is None else test.ci_high,
+        "p_vs_baseline": None if test is None else test.p_value,
+    }
+
+
+def baseline_heading(baseline: str, test: PairedTest, measure: str, unit: str) -> str:
+    """The line above the ``--baseline`` comparisons: which test, over how many units, with which resamples and seed."""
+    if test.method == "permutation":
+        draws = f"exact over {test.n_resamples} sign patterns" if test.exact else f"{test.n_resamples} resamples"
+        how = f"paired permutation test on per-{unit} {measure} (two-sided, {test.n_units} {unit}s, {draws}"
+    else:
+        how = (
+            f"paired bootstrap test on per-{unit} {measure} (one-sided p, the share of resamples without the observed "
+            f"sign, and the 95% interval of the difference; {test.n_units} {unit}s, {test.n_resamples} resamples"
+        )
+    return f"Against the baseline {baseline}: {how}, seed {test.seed}; docs/significance.md):"
+
+
+def baseline_line(name: str, baseline: str, test: PairedTest, measure: str) -> str:
+    """One system against the baseline: :func:`comparison_text`, then the interval of the difference if there is one.
+
+    >>> from persona_metrics.significance import paired_bootstrap_test
+    >>> baseline_line("a", "b", paired_bootstrap_test([3, 4, 5], [1, 1, 1], n_resamples=200), "X")
+    'a > b, p = 0 (Δ X = 3), 95% CI of Δ [2, 4]'
+    """
+    line = comparison_text(name, baseline, test.difference, test.p_value, measure)
+    if test.ci_low is not None and test.ci_high is not None:
+        line += f", 95% CI of Δ {format_interval(test.ci_low, test.ci_high)}"
+    return line
 
 
 def add_micro_argument(parser: argparse.ArgumentParser, what: str) -> None:

@@ -6,15 +6,23 @@ import argparse
 import itertools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from persona_metrics.commands.output import (
+    BASELINE_COLUMNS,
     LEADERBOARD_KEY,
+    Baseline,
     InputError,
+    add_baseline_arguments,
     add_shard_arguments,
     add_significance_argument,
+    baseline_fields,
+    baseline_heading,
+    baseline_line,
+    baseline_request,
+    check_baseline_system,
     check_resamples_option,
     command_parser,
     csv_text,
@@ -69,8 +77,16 @@ With --out OUT, writes (every file carries the signature: a line in .md, a colum
                         (needs matplotlib; --no-plot to skip)
 The report is printed either way.
 
-example:
+--baseline MODEL compares every other model with MODEL (a built-in baseline or a prediction file's model) by the
+library's paired test on per-document PerSEval, for each distance (compare_personalization; --paired-test
+permutation, the default, or bootstrap with the 95% interval of the difference, as sacrebleu's --paired-bs;
+--significance-resamples resamples, seeded by --seed): one line per (distance, model) in the report, and in
+leaderboard.csv / .json the columns baseline, baseline_measure, baseline_test, difference_vs_baseline,
+ci_low_vs_baseline, ci_high_vs_baseline and p_vs_baseline on every row (null on the baseline's own).
+
+examples:
   persona-metrics pens data/pens_sample --out outputs/pens_sample --distance rougeL jsd
+  persona-metrics pens data/pens_sample --baseline headline --paired-test bootstrap --no-plot
 """
 
 #: Columns of leaderboard.csv / .json, in order.
@@ -116,6 +132,8 @@ class DistanceBoard:
         stability_summary: one row per measure: the least stable model's bias and variance.
         micro: one row per scored summary of every model.
         disagreement: the rank-disagreement line (DEGRESS vs PerSEval).
+        baseline_tests: ``--baseline``: ``{model: test}`` of every other model against the baseline on per-document
+            PerSEval, in rank order (empty without one).
     """
 
     distance: str
@@ -126,6 +144,7 @@ class DistanceBoard:
     stability_summary: list[dict[str, Any]]
     micro: list[dict[str, Any]]
     disagreement: str
+    baseline_tests: dict[str, PairedTest] = field(default_factory=dict)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -158,6 +177,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="bootstrap, significance and subsampling seed")
     add_significance_argument(parser, "--seed")
     parser.add_argument("--plot", action=argparse.BooleanOptionalAction, default=True, help="write leaderboard.png")
+    add_baseline_arguments(
+        parser,
+        "a built-in baseline or a prediction file's model",
+        "per-document PerSEval, for each distance",
+        "--significance-resamples resamples, seeded by --seed",
+    )
     add_shard_arguments(parser, "the articles a stable hash of the news id assigns to it")
 
 
@@ -235,23 +260,52 @@ def adjacent_tests(
     ]
 
 
+def baseline_tests(
+    ranked: Sequence[str], results: Mapping[str, PersonalizationResult], baseline: Baseline, resamples: int, seed: int
+) -> dict[str, PairedTest]:
+    """``{model: test}``: the library's paired test of each other model against ``baseline``, per-document PerSEval."""
+    from persona_metrics.personalization.comparison import compare_personalization
+
+    base = results[baseline.system]
+    return {
+        name: compare_personalization(
+            results[name], base, TESTED_MEASURE, method=baseline.method, n_resamples=resamples, seed=seed
+        )
+        for name in ranked
+        if name != baseline.system
+    }
+
+
 def leaderboard_rows(
     distance: str,
     ranked: Sequence[str],
     results: Mapping[str, PersonalizationResult],
     comparisons: Sequence[tuple[str, str, PairedTest]],
+    baseline: tuple[Baseline, Mapping[str, PairedTest]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per model in rank order, every column of :data:`LEADERBOARD_COLUMNS` (``None`` where absent)."""
+    """One row per model in rank order, every column of :data:`LEADERBOARD_COLUMNS` (``None`` where absent).
+
+    With ``baseline`` (the request and its tests), the :data:`BASELINE_COLUMNS` come before ``signature``.
+    """
     tests = {a: (b, test) for a, b, test in comparisons}
+    columns = LEADERBOARD_COLUMNS if baseline is None else (*LEADERBOARD_COLUMNS[:-1], *BASELINE_COLUMNS, "signature")
     rows = []
     for rank, name in enumerate(ranked, start=1):
-        row: dict[str, Any] = dict.fromkeys(LEADERBOARD_COLUMNS)
+        row: dict[str, Any] = dict.fromkeys(columns)
         row.update(distance=distance, rank=rank, model=name)
         row.update(results[name].as_dict(keys=SYSTEM_KEYS, signature=True))
         if name in tests:
             row["next_model"], row["p_vs_next"] = tests[name][0], tests[name][1].p_value
+        if baseline is not None:
+            request, against = baseline
+            row.update(baseline_fields(request.system, TESTED_MEASURE, request.method, against.get(name)))
         rows.append(row)
     return rows
+
+
+def _baseline(args: Any) -> Baseline | None:
+    """``--baseline`` of the command line (a merged run's options have none)."""
+    return baseline_request(args) if getattr(args, "baseline", None) is not None else None
 
 
 def micro_rows(
@@ -298,6 +352,10 @@ def distance_board(
     ranked = sorted(results, key=lambda name: -results[name].perseval)
     signature = results[ranked[0]].signature
     comparisons = adjacent_tests(ranked, results, args.significance_resamples, args.seed)
+    baseline = _baseline(args)
+    against: dict[str, PairedTest] = {}
+    if baseline is not None:
+        against = baseline_tests(ranked, results, baseline, args.significance_resamples, args.seed)
     stab, summary = [], []
     for measure in STABILITY_MEASURES:
         per_document = np.array([list(r.per_document(measure).values()) for r in results.values()])
@@ -307,12 +365,13 @@ def distance_board(
     return DistanceBoard(
         distance=distance,
         signature=signature,
-        rows=leaderboard_rows(distance, ranked, results, comparisons),
+        rows=leaderboard_rows(distance, ranked, results, comparisons, baseline and (baseline, against)),
         comparisons=comparisons,
         stability=stab,
         stability_summary=summary,
         micro=micro_rows(distance, results, ids),
         disagreement=_disagreement_line(distance, results),
+        baseline_tests=against,
     )
 
 
@@ -362,6 +421,20 @@ def _significance_lines(boards: Sequence[DistanceBoard], resamples: int, seed: i
             for a, b, test in board.comparisons
         ]
     return lines
+
+
+def _baseline_lines(boards: Sequence[DistanceBoard], baseline: Baseline | None) -> list[str]:
+    """The ``--baseline`` comparisons, one line per (distance, model), under a line that says which test."""
+    if baseline is None:
+        return []
+    first = next(test for board in boards for test in board.baseline_tests.values())
+    lines = ["## " + baseline_heading(baseline.system, first, "PerSEval", "document").removesuffix(":"), ""]
+    for board in boards:
+        lines += [
+            f"- {board.distance}: {baseline_line(name, baseline.system, test, 'PerSEval')}"
+            for name, test in board.baseline_tests.items()
+        ]
+    return [*lines, ""]
 
 
 def stability_markdown(boards: Sequence[DistanceBoard]) -> str:
@@ -416,6 +489,7 @@ def leaderboard_markdown(boards: Sequence[DistanceBoard], header: str, args: arg
         "",
         *_significance_lines(boards, args.significance_resamples, args.seed),
         "",
+        *_baseline_lines(boards, _baseline(args)),
         *(b.disagreement for b in boards),
         "",
     ]
@@ -586,6 +660,13 @@ def run(args: argparse.Namespace) -> int:
         models = load_models(ds, args.baselines, args.predictions)
     if len(models) < 2:
         raise InputError("need at least two models (baselines or prediction files) to rank")
+    baseline = baseline_request(args)
+    if baseline is not None:
+        if args.shard is not None or args.states is not None:
+            raise InputError("--baseline does not combine with --shard / --states: run it on the whole PENS folder")
+        if not args.significance_resamples:
+            raise InputError("--baseline needs resamples for its test: --significance-resamples N with N >= 1")
+        check_baseline_system(baseline, list(models), "the PENS models")
     if args.shard is not None or args.states is not None:
         if args.shard is None or args.states is None or args.out is not None:
             raise InputError("--shard I/N and --states OUT.jsonl go together, without --out (see docs/scaling.md §2)")

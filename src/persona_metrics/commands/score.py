@@ -14,15 +14,22 @@ from typing import TYPE_CHECKING, Any
 from persona_metrics.commands.output import (
     DEFAULT_SIGNIFICANCE_RESAMPLES,
     LEADERBOARD_KEY,
+    Baseline,
     InputError,
     Report,
+    add_baseline_arguments,
     add_format_argument,
     add_micro_argument,
     add_option_argument,
     add_quiet_argument,
     add_shard_arguments,
     add_significance_argument,
+    baseline_fields,
+    baseline_heading,
+    baseline_line,
+    baseline_request,
     captured_notes,
+    check_baseline_system,
     check_not_input,
     check_option_names,
     check_resamples_option,
@@ -113,6 +120,8 @@ FILE is JSON lines: one JSON object per line (blank lines are skipped). What a l
     -> one system
   vert               {{"prediction": "<summary>", "reference": "<reference>"}}  -> one system
     ("reference" may be a list of references: the best-scoring one is kept)
+  summary_eval       {{"prediction": "<summary>", "source": "<the text it summarises>"}}  -> one system
+    (completeness and coherence offline; accuracy and overall with a judge: -m/--model, --base-url)
   Personas: {", ".join(BUILTIN_PERSONAS)} (the files of the shipped persona folder), or your own: a folder of
     NAME.txt sample files (-o persona_dir=DIR).
 
@@ -127,6 +136,8 @@ Options (-o KEY=VALUE, repeatable; named as in evaluate.load(METRIC).compute, se
   persona_style      one line per line of FILE: system, item, style_similarity, signature
   persona_quality    one line per line of FILE: system, item, every component, band, signature
   vert               one line per line of FILE: system, item, vert, sim, wmd, signature
+  summary_eval       one line per line of FILE: system, item, accuracy, completeness, coherence, overall (null
+                     without a judge; rationale with one), signature
 
 A malformed line stops with FILE:LINE, the field and the problem (exit status 2); so does a value the metric
 refuses on one line (an unknown persona, a reference without words).
@@ -136,11 +147,28 @@ of the N states files prints exactly what the unsharded run prints (docs/scaling
 degress shard by document (a stable hash of the document id); the other metrics take the I-th of N contiguous
 blocks of items.
 
+--baseline SYSTEM (perseval, degress: a model of a file of "predictions" lines, oracle or shuffled; a file of
+"prediction" lines holds one system) compares every other system with SYSTEM by the library's paired test on the
+per-document values of METRIC (compare_personalization): one line per system under the table ("A > B, p = ...
+(Delta ...)", with --paired-test bootstrap also the 95% interval of the difference, as sacrebleu's --paired-bs),
+and in JSON / CSV the columns baseline, baseline_measure, baseline_test, difference_vs_baseline,
+ci_low_vs_baseline, ci_high_vs_baseline, p_vs_baseline on every row (null on the baseline's own).
+--significance-resamples and -o seed set its resamples and seed (docs/significance.md). The other metrics score
+one system per FILE and have no --baseline (persona_quality's comparison, compare_quality, is persona-metrics
+cnndm --baseline; persona_style, vert and summary_eval have no paired comparison in the library).
+
+Samples, one per metric in the formats above, are installed with the package: data/score_samples/METRIC.jsonl in
+a clone, "$(persona-metrics docs --data)/score_samples/METRIC.jsonl" anywhere.
+
 examples:
-  persona-metrics score perseval data/personalization_sample/sample.jsonl
-  persona-metrics score degress sample.jsonl -o distance=jsd --format json
-  persona-metrics score persona_quality rows.jsonl -o style_method=zscore --format csv
-  persona-metrics score vert pairs.jsonl -o encoder=minilm
+  persona-metrics score perseval data/score_samples/perseval.jsonl
+  persona-metrics score degress data/score_samples/degress.jsonl -o distance=jsd --format json
+  persona-metrics score degress data/score_samples/degress.jsonl --baseline one_for_all --paired-test bootstrap
+  persona-metrics score persona_style data/score_samples/persona_style.jsonl -o method=fidelity
+  persona-metrics score persona_quality data/score_samples/persona_quality.jsonl -o style_method=zscore --format csv
+  persona-metrics score vert data/score_samples/vert.jsonl -o encoder=minilm
+  persona-metrics score summary_eval data/score_samples/summary_eval.jsonl -m MODEL --base-url URL
+  persona-metrics score vert "$(persona-metrics docs --data)/score_samples/vert.jsonl"    (from an installed wheel)
 """
 
 
@@ -155,6 +183,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_option_argument(parser)
     add_significance_argument(parser, "-o seed (perseval, degress)")
     add_micro_argument(parser, "see above")
+    add_baseline_arguments(
+        parser,
+        "perseval, degress: a model of FILE, oracle or shuffled",
+        "the per-document values of METRIC",
+        "--significance-resamples resamples, seeded by -o seed",
+    )
     add_shard_arguments(
         parser,
         "perseval, degress: the documents a stable hash of the document id assigns to it; the other metrics: the "
@@ -260,21 +294,58 @@ def _ranked(results: Mapping[str, PersonalizationResult], metric: str) -> list[t
 
 
 def score_personalization_file(
-    metric: str, path: Path, options: Mapping[str, Any], significance_resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES
+    metric: str,
+    path: Path,
+    options: Mapping[str, Any],
+    significance_resamples: int = DEFAULT_SIGNIFICANCE_RESAMPLES,
+    baseline: Baseline | None = None,
 ) -> Report:
     """The perseval / degress leaderboard of a personalization JSON-lines file, ranked by ``metric``.
 
     Each pair of adjacent ranks is compared with
     :func:`persona_metrics.personalization.comparison.compare_personalization` on the per-document values of
-    ``metric`` (``significance_resamples`` 0: no test), seeded by the ``seed`` option.
+    ``metric`` (``significance_resamples`` 0: no test), seeded by the ``seed`` option; with ``baseline``, every other
+    system is compared with the baseline system by the same function (its ``method``, the same resamples and seed).
+
+    Raises:
+        InputError: a ``baseline`` that names no system of the leaderboard.
     """
-    from persona_metrics.datasets.personalization import read_personalization_jsonl
+    from persona_metrics.datasets.personalization import leaderboard_systems, read_personalization_jsonl
 
     check_option_names(options, OPTIONS[metric], metric)
     sample = read_personalization_jsonl(path)
+    if baseline is not None:  # before the scoring
+        check_baseline_system(baseline, list(leaderboard_systems(sample)), str(path))
     results, notes, seed = _score_systems(sample, options)
-    report = personalization_report(metric, str(path), sample.num_items, results, notes, (seed, significance_resamples))
+    report = personalization_report(
+        metric, str(path), sample.num_items, results, notes, (seed, significance_resamples), baseline
+    )
     return replace(report, micro=_micro_rows(sample, _ranked(results, metric)))
+
+
+def baseline_tests(
+    metric: str, board: Sequence[tuple[str, PersonalizationResult]], baseline: Baseline, resamples: int, seed: int
+) -> dict[str, PairedTest]:
+    """``{system: test}``: the library's paired test of each other system against ``baseline`` on ``metric``."""
+    from persona_metrics.personalization.comparison import compare_personalization
+
+    base = dict(board)[baseline.system]
+    return {
+        name: compare_personalization(result, base, metric, method=baseline.method, n_resamples=resamples, seed=seed)
+        for name, result in board
+        if name != baseline.system
+    }
+
+
+def _baseline_section(
+    metric: str, baseline: Baseline, tests: Mapping[str, PairedTest]
+) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """The table's lines of the ``--baseline`` comparisons, and the JSON / CSV columns of every system's row."""
+    label = MEASURE_LABELS[metric]
+    lines = ["", baseline_heading(baseline.system, next(iter(tests.values())), label, "document")]
+    lines += [f"- {baseline_line(name, baseline.system, t, label)}" for name, t in tests.items()]
+    fields = {name: baseline_fields(baseline.system, metric, baseline.method, t) for name, t in tests.items()}
+    return lines, fields
 
 
 def personalization_report(
@@ -284,6 +355,7 @@ def personalization_report(
     results: Mapping[str, PersonalizationResult],
     notes: list[str],
     test: tuple[int, int],
+    baseline: Baseline | None = None,
 ) -> Report:
     """The leaderboard of scored (or merged) results: rows, the table, the notes (no per-summary rows).
 
@@ -293,17 +365,24 @@ def personalization_report(
         num_items: the input's lines.
         results: ``{system: result}`` in scoring order.
         notes: the scoring's warnings.
-        test: ``(seed, resamples)`` of the adjacent-rank tests.
+        test: ``(seed, resamples)`` of the adjacent-rank tests (and of the baseline's).
+        baseline: ``--baseline``: every other system against it (lines under the tests, columns in every row).
     """
     board = _ranked(results, metric)
     tests = adjacent_tests(metric, board, test[1], test[0])
+    lines: list[str] = []
+    fields: dict[str, dict[str, Any]] = {}
+    if baseline is not None:
+        lines, fields = _baseline_section(metric, baseline, baseline_tests(metric, board, baseline, test[1], test[0]))
     rows = []
     for name, r in board:
         nxt = tests.get(name)
         row = {"system": name, **r.as_dict(), "next_system": nxt and nxt[0], "p_vs_next": nxt and nxt[1].p_value}
+        if baseline is not None:
+            row |= fields.get(name) or baseline_fields(baseline.system, metric, baseline.method, None)
         rows.append({**row, "signature": r.signature})
     first = board[0][1]
-    lines = _leaderboard_table(path, num_items, board, tests, metric)
+    lines = [*_leaderboard_table(path, num_items, board, tests, metric), *lines]
     lines += ["", f"documents scored: {first.num_documents}, excluded (one reference): {first.num_excluded_documents}"]
     lines += [f"note: {n}" for n in notes]
     lines += [f"signature: {first.signature}"]
@@ -407,20 +486,55 @@ def _write_shard(args: argparse.Namespace, options: Mapping[str, Any], resamples
     return 0
 
 
-def score_file(args: argparse.Namespace, options: Mapping[str, Any], resamples: int) -> Report:
-    """The report of ``args.metric`` on ``args.file``."""
+def score_file(
+    args: argparse.Namespace, options: Mapping[str, Any], resamples: int, baseline: Baseline | None = None
+) -> Report:
+    """The report of ``args.metric`` on ``args.file`` (``baseline``: perseval / degress only, see :func:`run`)."""
     from persona_metrics.commands.per_item import score_item_file
 
     if args.metric in ("perseval", "degress"):
-        return score_personalization_file(args.metric, args.file, options, resamples)
+        return score_personalization_file(args.metric, args.file, options, resamples, baseline)
     check_option_names(options, OPTIONS[args.metric], args.metric)
     return score_item_file(args, options)
+
+
+#: Why ``--baseline`` is refused for a per-item metric: each scores one system per file, and only persona_quality
+#: has a paired comparison in the library.
+NO_BASELINE: dict[str, str] = {
+    "persona_quality": "a persona_quality FILE holds one system (named after FILE); its paired comparison "
+    "(persona_metrics.persona.compare_quality) is persona-metrics cnndm --baseline, or the library on two results",
+    **{
+        metric: f"a {metric} FILE holds one system (named after FILE), and the library has no paired comparison of "
+        f"{metric} results (compare_personalization: perseval, degress; compare_quality: persona_quality)"
+        for metric in ("persona_style", "vert", "summary_eval")
+    },
+}
+
+
+def check_baseline_args(args: argparse.Namespace, baseline: Baseline, resamples: int) -> None:
+    """Refuse a ``--baseline`` the run cannot honour (one line each, exit status 2).
+
+    Raises:
+        InputError: a per-item metric (:data:`NO_BASELINE`), ``--shard`` (states files keep no comparison),
+            ``-q`` (the score only) or ``--significance-resamples 0``.
+    """
+    if args.metric in NO_BASELINE:
+        raise InputError(f"--baseline {baseline.system}: {NO_BASELINE[args.metric]}")
+    if args.shard is not None or args.states is not None:
+        raise InputError("--baseline does not combine with --shard / --states: run it on the whole FILE")
+    if args.quiet:
+        raise InputError("--baseline prints comparisons and -q the scores only; drop one of them")
+    if not resamples:
+        raise InputError("--baseline needs resamples for its test: --significance-resamples N with N >= 1")
 
 
 def run(args: argparse.Namespace) -> int:
     """Score, print and (``--micro``) write the per-summary lines; notes go to standard error for JSON and CSV."""
     options = parse_options(args.options)
     resamples = check_resamples_option(args.significance_resamples, "--significance-resamples")
+    baseline = baseline_request(args)
+    if baseline is not None:
+        check_baseline_args(args, baseline, resamples)
     if args.shard is not None or args.states is not None:
         if args.shard is None:
             raise InputError("--states is written by --shard I/N; give both")
@@ -428,7 +542,7 @@ def run(args: argparse.Namespace) -> int:
     if args.micro is not None:
         check_not_input("--micro", args.micro, [args.file])
     with input_errors():
-        report = score_file(args, options, resamples)
+        report = score_file(args, options, resamples, baseline)
         if args.micro is not None:
             write_text(args.micro, jsonl_text(report.micro))
     print_report(report, args.format, args.quiet, HEADLINE[args.metric])
