@@ -56,7 +56,7 @@ from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.resources import sent_tokenize
 from persona_metrics.signature import Signature
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals, check_bootstrap
-from persona_metrics.validation import check_path, check_reference_lists, check_texts
+from persona_metrics.validation import check_path, check_reference_lists, check_texts, warn
 
 logger = logging.getLogger(__name__)
 
@@ -83,12 +83,16 @@ def split_sentences(text: str) -> str:
     return "\n".join(s for line in text.splitlines() for s in sent_tokenize(line) if s.strip())
 
 
-def rouge_lsum(predictions: Sequence[str], references: Sequence[str]) -> np.ndarray:
+def rouge_lsum(predictions: Sequence[str], references: Sequence[str], names: Sequence[str] | None = None) -> np.ndarray:
     """Per-item ROUGE-Lsum F1 with real sentence splitting: ``rouge_score``'s value, bit for bit.
 
     ``RougeScorer(["rougeLsum"], use_stemmer=True).score(split_sentences(ref), split_sentences(pred))`` computed by
     :func:`persona_metrics.distances.rouge_lsum.summary_lcs_f1` (the project's exact tokenizer and stemmer, a
-    bit-parallel LCS table); each unique text is split and tokenized once per call.
+    bit-parallel LCS table, only the sentence pairs that can change the result read out); each unique text is
+    split and tokenized once per call. A pair that needs more than
+    :data:`~persona_metrics.distances.rouge_lsum.SLOW_READ_OUTS` sentence-pair read-outs (the summary-level LCS's
+    worst case, time growing with the product of the sentence counts) gets a ``PersonaMetricsWarning`` naming it
+    (``names[k]``, default ``"pair k"``) and its sizes, and is still scored exactly (``docs/style.md`` §6.5).
     """
     sentences: dict[str, list[list[str]]] = {}
 
@@ -97,8 +101,23 @@ def rouge_lsum(predictions: Sequence[str], references: Sequence[str]) -> np.ndar
             sentences[text] = lsum_sentences(split_sentences(text))
         return sentences[text]
 
+    def score(k: int, pred: str, ref: str) -> float:
+        pred_sents, ref_sents = tokenized(pred), tokenized(ref)
+
+        def slow(read_outs: int) -> None:
+            name = names[k] if names is not None else f"pair {k}"
+            warn(
+                f"ROUGE-Lsum of {name} (prediction {len(pred):,} characters, {len(pred_sents):,} sentences; "
+                f"reference {len(ref):,} characters, {len(ref_sents):,} sentences) has read out {read_outs:,} "
+                f"sentence pairs (SLOW_READ_OUTS) and may read out up to {len(pred_sents) * len(ref_sents):,}: "
+                "the summary-level LCS's worst case, time growing with the product of the sentence counts; "
+                "the value stays exact (docs/style.md §6.5)"
+            )
+
+        return summary_lcs_f1(ref_sents, pred_sents, slow)
+
     return np.array(
-        [summary_lcs_f1(tokenized(ref), tokenized(pred)) for pred, ref in zip(predictions, references, strict=True)],
+        [score(k, pred, ref) for k, (pred, ref) in enumerate(zip(predictions, references, strict=True))],
         dtype=np.float64,
     )
 
@@ -351,11 +370,20 @@ def _content(
     config: BertScoreConfig,
     bleurt_checkpoint: str | None,
     w: Mapping[str, float],
+    items: Sequence[int] | None = None,
 ) -> ContentResult:
-    """:func:`score_content` of checked inputs and weights; no item at all gives empty arrays and the signature."""
+    """:func:`score_content` of checked inputs and weights; no item at all gives empty arrays and the signature.
+
+    ``items``: the items' indices in the caller's input, for messages (default ``0, 1, …``).
+    """
     preds = [p for p, refs in zip(predictions, reference_lists, strict=True) for _ in refs]
     refs = [r for item in reference_lists for r in item]
-    lsum = rouge_lsum(preds, refs)
+    names = [
+        f"item {i}" + (f", reference {j}" if len(item) > 1 else "")
+        for i, item in zip(items if items is not None else range(len(reference_lists)), reference_lists, strict=True)
+        for j in range(len(item))
+    ]
+    lsum = rouge_lsum(preds, refs, names)
     f1, bs_signature = bertscore_f1(preds, refs, config)
     bleurt = bleurt_scores(preds, refs, bleurt_checkpoint) if bleurt_checkpoint else None
     content = w["rougeLsum"] * lsum + w["bertscore"] * f1
@@ -582,4 +610,4 @@ def _content_of(
     blank = frozenset(empty)
     rows = [i for i in range(len(predictions)) if i not in blank]
     kept = [predictions[i] for i in rows], [reference_lists[i] for i in rows]
-    return _content(*kept, config, bleurt_checkpoint, w).placed(rows, len(predictions))
+    return _content(*kept, config, bleurt_checkpoint, w, rows).placed(rows, len(predictions))
