@@ -2,7 +2,7 @@
 
 Every import statement counts, also inside functions and under ``TYPE_CHECKING``. The floors (``docs/layout.md``):
 
-1. validation, signature, formatting, progress, params: no package import above them;
+1. validation, signature, formatting, progress, params, merging, line_checks: no package import above them;
 2. significance (array statistics only), resources;
 3. distances;
 4. the families: personalization, persona, vert, summary_eval (sideways imports between them are allowed);
@@ -32,6 +32,7 @@ FLOORS: dict[str, int] = {
     "progress": 1,
     "params": 1,
     "merging": 1,
+    "line_checks": 1,
     "significance": 2,
     "resources": 2,
     "distances": 3,

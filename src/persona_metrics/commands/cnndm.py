@@ -92,11 +92,12 @@ answer; anything else is invalid: left out of the accuracy and overall means and
 shows the first one). Valid answers are cached on disk by default (<cache>/judge, where <cache> is
 $PERSONA_METRICS_CACHE or ~/.cache/persona_metrics; --cache-dir elsewhere, --no-cache for none), so a rerun asks
 only for what is missing. --out PATH appends one JSON line per judged item, flushed as it finishes (system, item,
-id, status, accuracy, score, rationale, key and the raw answer); a rerun with the same --out reads the valid
-answers back, so a run that was killed or failed resumes where it stopped and ends with the numbers of an
-uninterrupted run, even with --no-cache. A judge failure prints one line and exits with status 2; finished items
-stay saved. A judge that has not passed "persona-metrics judge-check" (same model, server and rubric) gets a
-warning: check it first.
+id, status, accuracy, score, rationale, key and the raw answer, then a check over the line); a rerun with the same
+--out reads the valid answers back, so a run that was killed or failed resumes where it stopped and ends with the
+numbers of an uninterrupted run, even with --no-cache. A line edited by hand, cut short or written without a check
+(by an older version) is not reused: its item is judged again, with a warning naming FILE:LINE. A judge failure
+prints one line and exits with status 2; finished items stay saved. A judge that has not passed "persona-metrics
+judge-check" (same model, server and rubric) gets a warning: check it first.
 
 examples:
   persona-metrics cnndm -n 16 --seed 0

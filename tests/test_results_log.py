@@ -1,0 +1,196 @@
+"""The judge's results file (``persona-metrics cnndm --out F``): only lines that pass their check are reused.
+
+Every line of the file ends with a ``check`` over its text (BLAKE2b, 16 hex digits; not over its number: a resumed
+run appends). A rerun with the same ``--out`` reuses the answers of the lines that pass it; a line edited by hand
+(its accuracy, its raw answer), cut short by a killed run, written without a check (by an older version) or whose
+score is not its raw answer's is not reused: its item is judged again by the real judge server
+(``tests/judge_server.py``), one warning names the line (``FILE:LINE``) and why, and the run ends with the numbers
+of a clean run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import warnings
+from collections.abc import Iterator
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+from judge_server import JudgeServer, serve
+
+from persona_metrics.cli import main
+from persona_metrics.validation import PersonaMetricsWarning
+
+#: A small cnndm run with the judge: 3 systems x 3 articles, no intervals, JSON out, no answer cache (the results
+#: file is then the only thing a rerun can reuse).
+ARGS = ["cnndm", "-n", "3", "--bootstrap", "0", "-f", "json", "-m", "test-judge", "--no-cache"]
+CHECK = ', "check": "'
+
+
+def check_of(body: str) -> str:
+    """The check of a results-file line whose JSON text without the field is ``body``, computed as documented."""
+    return hashlib.blake2b(body.encode("ascii"), digest_size=8).hexdigest()
+
+
+def sealed(row: dict) -> str:
+    """``row`` as a results-file line with a valid check (as a forger who recomputes it would write it)."""
+    body = json.dumps(row)
+    return f'{body[:-1]}{CHECK}{check_of(body)}"}}'
+
+
+def intact(line: str) -> bool:
+    """The line ends with the check its text gives."""
+    head, sep, tail = line.rpartition(CHECK)
+    return bool(sep) and tail == f'{check_of(head + "}")}"}}'
+
+
+def run_cnndm(server: JudgeServer, out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[list, list[str], list]:
+    """Run ``cnndm --out out`` against ``server``: its JSON rows, the digests it asked for and its warnings."""
+    before = len(server.requests)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main([*ARGS, "--base-url", server.url, "--out", str(out)]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    asked = [r["digest"] for r in server.requests[before:]]
+    return rows, asked, [str(w.message) for w in caught if issubclass(w.category, PersonaMetricsWarning)]
+
+
+def digest_of(row: dict) -> str:
+    """The server's digest of the request a results row answers (its answer's rationale is ``judged <digest>``)."""
+    return json.loads(row["answer"]["content"])["rationale"].split()[1]
+
+
+def results_warning(messages: list[str], out: Path) -> str:
+    """The one warning about the results file's ignored lines."""
+    found = [m for m in messages if m.startswith(f"{out}: ") and "not reused" in m]
+    assert len(found) == 1, messages
+    return found[0]
+
+
+def verdicts(path: Path) -> set[tuple]:
+    """(system, item, key, score) of every intact line of a results file."""
+    lines = [line for line in path.read_text(encoding="utf-8").split("\n") if line and intact(line)]
+    return {(r["system"], r["item"], r["key"], r["score"]) for r in map(json.loads, lines)}
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
+    """A judge server and a clean run's JSON rows and results file (its lines, and the lines with a unique key)."""
+    clean = tmp_path_factory.mktemp("clean") / "clean.jsonl"
+    with pytest.MonkeyPatch.context() as monkeypatch, serve() as server:
+        monkeypatch.setenv("PERSONA_METRICS_CACHE", str(clean.parent / "cache"))
+        with redirect_stdout(io.StringIO()) as printed, warnings.catch_warnings():
+            warnings.simplefilter("ignore", PersonaMetricsWarning)  # the judge has not passed judge-check
+            assert main([*ARGS, "--base-url", server.url, "--out", str(clean)]) == 0
+        lines = clean.read_text(encoding="utf-8").splitlines()
+        assert len(lines) == len(server.requests) == 9  # one line per judged item, each asked once
+        keys = [json.loads(line)["key"] for line in lines]
+        unique = [i for i, key in enumerate(keys) if keys.count(key) == 1]
+        assert len(unique) >= 3
+        yield server, json.loads(printed.getvalue()), clean, lines, unique
+
+
+def test_an_edited_accuracy_and_a_cut_line_are_judged_again(judged, tmp_path: Path, capsys) -> None:
+    """Edit one line's accuracy (its check left as it was), cut the last line: both items are asked again, one
+    warning names both lines, the numbers are the clean run's; a third run asks nothing (the appended lines pass)."""
+    server, clean_rows, clean, lines, unique = judged
+    edited_at = unique[0]
+    row = json.loads(lines[edited_at])
+    row["accuracy"] = 1.0 if row["accuracy"] != 1.0 else 0.0  # a hand edit: the check stays as it was
+    damaged = [*lines]
+    damaged[edited_at] = json.dumps(row)
+    out = tmp_path / "resumed.jsonl"
+    out.write_text("\n".join(damaged)[: -len(lines[-1]) // 2], encoding="utf-8")  # the last line cut, no newline
+    expected = {digest_of(json.loads(lines[edited_at])), digest_of(json.loads(lines[-1]))}
+
+    rows, asked, messages = run_cnndm(server, out, capsys)
+    assert sorted(asked) == sorted(expected)  # the edited item and the cut one, nothing else
+    assert rows == clean_rows  # the numbers, counts and signatures of the clean run
+    warning = results_warning(messages, out)
+    assert f"{out}:{edited_at + 1}: skipping a line that does not match its check (edited" in warning
+    assert f"{out}:{len(lines)}: skipping a line cut short" in warning
+    assert verdicts(out) == verdicts(clean)  # every item has an intact line with the clean run's verdict
+
+    again, asked_again, _ = run_cnndm(server, out, capsys)
+    assert asked_again == []  # the lines the resumed run appended pass their checks
+    assert again == clean_rows
+
+
+def test_an_edited_raw_answer_is_not_scored(judged, tmp_path: Path, capsys) -> None:
+    """A line whose raw answer (and score and accuracy) were changed by hand is judged again, not scored as edited."""
+    server, clean_rows, _, lines, unique = judged
+    edited_at = unique[1]
+    row = json.loads(lines[edited_at])
+    answer = json.loads(row["answer"]["content"])
+    answer["score"] = (answer["score"] + 2) % 4  # another score: the system's mean accuracy would change
+    row["answer"]["content"], row["score"], row["accuracy"] = json.dumps(answer), answer["score"], answer["score"] / 3
+    out = tmp_path / "resumed.jsonl"
+    out.write_text("\n".join([*lines[:edited_at], json.dumps(row), *lines[edited_at + 1 :]]) + "\n", encoding="utf-8")
+
+    rows, asked, messages = run_cnndm(server, out, capsys)
+    assert asked == [digest_of(json.loads(lines[edited_at]))]
+    assert rows == clean_rows
+    assert f"{out}:{edited_at + 1}: skipping a line that does not match its check" in results_warning(messages, out)
+
+
+def test_lines_without_a_check_are_judged_again_with_a_warning(judged, tmp_path: Path, capsys) -> None:
+    """A results file written before the checks (no ``check`` field): nothing in it is reused, every item is asked
+    again, the warning says why and names the first five lines."""
+    server, clean_rows, clean, lines, _ = judged
+    old = [json.dumps({k: v for k, v in json.loads(line).items() if k != "check"}) for line in lines]
+    out = tmp_path / "old.jsonl"
+    out.write_text("\n".join(old) + "\n", encoding="utf-8")
+
+    rows, asked, messages = run_cnndm(server, out, capsys)
+    assert sorted(asked) == sorted(digest_of(json.loads(line)) for line in lines)
+    assert rows == clean_rows
+    warning = results_warning(messages, out)
+    assert f"{out}:1: skipping a line without a check (written by an older persona-metrics" in warning
+    assert f"{out}:5: " in warning  # the first five, then a count
+    assert f"{out}:6: " not in warning
+    assert warning.endswith("; and 4 more")
+    assert verdicts(out) == verdicts(clean)
+
+
+def test_a_resealed_score_that_is_not_its_raw_answers_is_judged_again(judged, tmp_path: Path, capsys) -> None:
+    """A line whose check was recomputed after its score was changed: the score is checked against its raw answer,
+    parsed again with the rubric's parser, and the line is not reused."""
+    server, clean_rows, _, lines, unique = judged
+    edited_at = unique[2]
+    row = {k: v for k, v in json.loads(lines[edited_at]).items() if k != "check"}
+    row["score"] = (row["score"] + 1) % 4
+    out = tmp_path / "resumed.jsonl"
+    out.write_text("\n".join([*lines[:edited_at], sealed(row), *lines[edited_at + 1 :]]) + "\n", encoding="utf-8")
+
+    rows, asked, messages = run_cnndm(server, out, capsys)
+    assert asked == [digest_of(row)]
+    assert rows == clean_rows
+    assert f"{out}:{edited_at + 1}: skipping a line whose score {row['score']} is not its raw answer's" in (
+        results_warning(messages, out)
+    )
+
+
+def test_a_damaged_file_never_crashes_and_reuses_only_intact_lines(tmp_path: Path) -> None:
+    """ResultsLog.answers on garbage, a JSON array, a line with a broken check and blank lines: one warning naming
+    each (FILE:LINE), the intact line's answer only, no exception."""
+    from persona_metrics.summary_eval.judge import ResultsLog
+
+    answer = {"content": json.dumps({"score": 2, "rationale": "r"}), "logprobs": None, "format": "json_schema"}
+    good = {"status": "json", "accuracy": 2 / 3, "score": 2, "rationale": "r", "cached": False, "key": "k1"}
+    bad_check = sealed({**good, "key": "k2", "answer": answer})[:-3] + '0"}'  # its last hex digit changed
+    if bad_check == sealed({**good, "key": "k2", "answer": answer}):
+        bad_check = bad_check[:-3] + '1"}'
+    path = tmp_path / "judged.jsonl"
+    lines = [sealed({**good, "answer": answer}), "", "garbage {", json.dumps([good]), bad_check, "   "]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.warns(PersonaMetricsWarning) as caught:
+        answers = ResultsLog(path).answers()
+    assert list(answers) == ["k1"]
+    (message,) = [str(w.message) for w in caught]
+    assert message.startswith(f"{path}: 3 lines not reused")
+    assert f"{path}:3: skipping a line that is not JSON" in message
+    assert f"{path}:4: skipping a line that is not a JSON object" in message
+    assert f"{path}:5: skipping a line that does not match its check" in message
