@@ -194,3 +194,25 @@ def test_a_damaged_file_never_crashes_and_reuses_only_intact_lines(tmp_path: Pat
     assert f"{path}:3: skipping a line that is not JSON" in message
     assert f"{path}:4: skipping a line that is not a JSON object" in message
     assert f"{path}:5: skipping a line that does not match its check" in message
+
+
+def test_states_files_and_results_files_share_one_line_check(tmp_path: Path) -> None:
+    """One implementation (``persona_metrics.line_checks``): a states line's check covers its number and text, as
+    states files written before the move have it; a results line's covers its text alone."""
+    import doctest
+
+    from persona_metrics import line_checks
+    from persona_metrics.integrations.states import END, seal
+    from persona_metrics.summary_eval.judge import ResultsLog
+
+    assert doctest.testmod(line_checks).failed == 0
+    body = json.dumps(END)
+    by_hand = hashlib.blake2b(f"1\n{body}".encode("ascii"), digest_size=8).hexdigest()
+    assert seal([]) == f'{body[:-1]}{CHECK}{by_hand}"}}\n'
+    log = ResultsLog(tmp_path / "judged.jsonl")
+    log.append({"item": 0, "status": "invalid", "key": "k"})
+    log.close()
+    (line,) = (tmp_path / "judged.jsonl").read_text(encoding="utf-8").splitlines()
+    assert line == sealed({"item": 0, "status": "invalid", "key": "k"})
+    assert line_checks.line_fault(line) is None
+    assert line_checks.line_fault(line, 1) == "mismatch"  # no line number in a results line's check

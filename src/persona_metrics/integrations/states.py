@@ -20,10 +20,11 @@ That is the per-document layout (``perseval``, ``degress``, ``pens``). The per-i
 lines are per item (:mod:`persona_metrics.integrations.item_states`).
 
 Every line ends with a ``check`` field: 16 hex digits of BLAKE2b over the line's number and its text before the
-field; the last line is ``{"kind": "end"}``. A line edited after the shard wrote it, a line dropped, moved or added
-and a file cut short are refused with ``FILE:LINE`` (:func:`read_states`). The check guards against damage and
-hand edits, not against someone who recomputes it; the reader also checks every field's type and range, and
-:func:`merge_states` that the shards' lines cover the input's items exactly once.
+field (:mod:`persona_metrics.line_checks`, shared with the judge's results file); the last line is
+``{"kind": "end"}``. A line edited after the shard wrote it, a line dropped, moved or added and a file cut short
+are refused with ``FILE:LINE`` (:func:`read_states`). The check guards against damage and hand edits, not against
+someone who recomputes it; the reader also checks every field's type and range, and :func:`merge_states` that the
+shards' lines cover the input's items exactly once.
 
 Floats are written by ``json`` (``repr``, shortest round-trip), so they read back bit for bit; text is written as
 ASCII (JSON's escapes), so no character of a key or a note can split a line. A shard with no document to
@@ -45,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from persona_metrics.line_checks import checked_line, line_fault
 from persona_metrics.personalization import PersevalParams, shard_of
 from persona_metrics.personalization.formulas import Penalties
 from persona_metrics.personalization.merge import merge_documents
@@ -227,25 +229,16 @@ def document_scores(line: Mapping[str, Any], where: str) -> DocumentScores:
 
 
 # --- files ---------------------------------------------------------------------------------------------------
-#: What ends every line: the ``check`` field (16 hex digits) and the object's closing brace.
-CHECK_PREFIX = ', "check": "'
-CHECK_LENGTH = len(CHECK_PREFIX) + 16 + len('"}')
 #: The last line of every states file (before its check).
 END: dict[str, str] = {"kind": "end"}
 
 
-def line_check(lineno: int, body: str) -> str:
-    """The ``check`` of line ``lineno`` whose JSON text without the field is ``body`` (BLAKE2b, 16 hex digits)."""
-    return hashlib.blake2b(f"{lineno}\n{body}".encode("ascii"), digest_size=8).hexdigest()
-
-
 def seal(rows: Iterable[Mapping[str, Any]]) -> str:
-    """JSON lines of ``rows`` then the end line, each ending with its ``check``; strict ASCII JSON, exact floats."""
-    out = []
-    for lineno, row in enumerate((*rows, END), start=1):
-        body = json.dumps(row, allow_nan=False)
-        out.append(f'{body[:-1]}{CHECK_PREFIX}{line_check(lineno, body)}"}}\n')
-    return "".join(out)
+    """JSON lines of ``rows`` then the end line, each ending with its ``check``; strict ASCII JSON, exact floats.
+
+    The check covers each line's number and text (:func:`~persona_metrics.line_checks.checked_line`).
+    """
+    return "".join(checked_line(row, lineno) for lineno, row in enumerate((*rows, END), start=1))
 
 
 def states_text(header: Mapping[str, Any], lines: Iterable[Mapping[str, Any]]) -> str:
@@ -332,10 +325,10 @@ def _parsed(text: str, where: str) -> Any:
 
 def _check_line(text: str, lineno: int, where: str) -> None:
     """The line ends with the ``check`` its number and text give (see the module's docstring)."""
-    head, tail = text[:-CHECK_LENGTH], text[-CHECK_LENGTH:]
-    if not (tail.startswith(CHECK_PREFIX) and tail.endswith('"}')):
+    fault = line_fault(text, lineno)
+    if fault == "missing":
         raise ValueError(f"{where}: no 'check' field at the end of the line; states are written by --states")
-    if not head.isascii() or tail[len(CHECK_PREFIX) : -2] != line_check(lineno, head + "}"):
+    if fault is not None:
         raise ValueError(
             f"{where}: the line does not match its check: it was edited, or a line before it was dropped, moved or "
             "added, after the shard wrote it; re-run the shard"
