@@ -52,6 +52,9 @@ _BLOCK_ELEMENTS = 1 << 22
 #: The most resamples a bootstrap interval may ask for (``bootstrap=N`` of the results): a 95 % percentile
 #: interval is stable to 3 decimals long before; more only costs time and memory (``N × units`` indices).
 MAX_BOOTSTRAP = 1_000_000
+#: The most resamples a paired test may draw: a p-value's resolution is 1 / (N + 1), and 10**8 patterns already
+#: take minutes on a thousand units; a larger N is a typo, not a finer test.
+MAX_TEST_RESAMPLES = 100_000_000
 
 
 # --- validation ------------------------------------------------------------------------------------------
@@ -98,16 +101,18 @@ def check_pair(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_resamples(name: str, value: Any) -> int:
-    """``value`` if it is an int >= 1.
+    """``value`` if it is an int from 1 to :data:`MAX_TEST_RESAMPLES`.
 
     Raises:
         TypeError: not an int (bools refused).
-        ValueError: below 1.
+        ValueError: below 1 or above :data:`MAX_TEST_RESAMPLES` (``10**40`` drew blocks of patterns for ever).
     """
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise TypeError(f"{name} must be an int >= 1, got {describe(value)}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {describe(value)}")
+    if not 1 <= value <= MAX_TEST_RESAMPLES:
+        raise ValueError(
+            f"{name} must be an int from 1 to {MAX_TEST_RESAMPLES:,} (MAX_TEST_RESAMPLES), got {describe(value)}"
+        )
     return int(value)
 
 

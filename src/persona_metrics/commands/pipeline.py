@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from persona_metrics.commands.output import command_parser, emit, input_errors
+from persona_metrics.commands.output import InputError, command_parser, emit, input_errors
 from persona_metrics.formatting import format_score
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ DIR holds one JSON file per article (*.json; format: data/financial_sample/READM
    "metadata": {"prompt_type": "...", "author": "...", "sector": "...", ...},
    "generated_summaries": {"<model>": "<summary>", ...}}
 The target persona is inferred from the metadata. Malformed files are reported by name on standard error and
-skipped; with no valid article the command exits with status 1.
+skipped; with no valid article the command ends with one error line (exit status 2).
 
 Writes to OUT: per_item.csv (one row per summary: ids, persona, sector, model, every component, the band),
 aggregates.csv and aggregates.md (mean / std / n by persona, sector and model), summary.json (overall means,
@@ -68,7 +68,11 @@ def report_markdown(tables: pd.DataFrame, columns: Sequence[str], header: str, f
 
 
 def run(args: argparse.Namespace) -> int:
-    """Read, score, aggregate, write the files and print the report; 1 when no article is valid."""
+    """Read, score, aggregate, write the files and print the report.
+
+    Raises:
+        InputError: no valid article (the skipped files are named on standard error first).
+    """
     from persona_metrics.datasets.financial import read_article_dir, summary_items
     from persona_metrics.persona.params import BertScoreConfig
     from persona_metrics.persona.pipeline import aggregate_tables, overall_means, score_columns, score_items
@@ -77,8 +81,7 @@ def run(args: argparse.Namespace) -> int:
         articles, problems = read_article_dir(args.data_dir)
     sys.stderr.writelines(f"skipped {problem}\n" for problem in problems)
     if not articles:
-        sys.stderr.write(f"no valid article in {args.data_dir}\n")
-        return 1
+        raise InputError(f"no valid article in {args.data_dir} ({len(problems)} files skipped, each named above)")
     args.out.mkdir(parents=True, exist_ok=True)
     with input_errors():
         per_item, signature = score_items(

@@ -71,14 +71,18 @@ def check_jsonl_rows(path: str | Path) -> None:
     ``article`` and ``highlights`` must be non-blank strings, ``id`` a string or a whole number.
 
     Raises:
-        ValueError: ``FILE:LINE`` and the field (``datasets`` would name neither).
+        ValueError: ``FILE:LINE`` and the field (``datasets`` would name neither), or a file without a row.
     """
     from persona_metrics.datasets.jsonl import check_id_fields, check_string_fields, iter_jsonl
 
+    rows = 0
     for lineno, row in iter_jsonl(path):
         where = f"{path}:{lineno}"
         check_id_fields(row, ("id",), where)
         check_string_fields(row, ("article", "highlights"), where, nonempty=("article", "highlights"))
+        rows += 1
+    if not rows:
+        raise ValueError(f"{path}: no article (the file has no JSON line)")
 
 
 def lead3(article: str) -> str:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import json
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
@@ -80,6 +81,8 @@ def shared_fields(header: Mapping[str, Any]) -> tuple[str, ...]:
     return SHARED_FIELDS if layout(header) == "documents" else ITEM_SHARED_FIELDS
 
 
+#: The most shards one run may have: a merge lists the missing ones, and no run needs more machines than this.
+MAX_SHARDS = 100_000
 #: The per-summary arrays of a document line.
 ARRAYS: tuple[str, ...] = ("degress", "accuracy", "acp", "dgp", "edp")
 
@@ -99,6 +102,8 @@ def parse_shard(text: str) -> tuple[int, int]:
     shard, num_shards = int(index), int(total)
     if not 1 <= shard <= num_shards:
         raise ValueError(f"--shard {text!r}: I must be from 1 to N")
+    if num_shards > MAX_SHARDS:
+        raise ValueError(f"--shard {text:.40}: N must be at most {MAX_SHARDS:,} (MAX_SHARDS)")
     return shard, num_shards
 
 
@@ -282,7 +287,7 @@ HEADER_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "input_sha256": (lambda v: isinstance(v, str), "a string"),
     "num_items": (lambda v: _whole(v, 0), "a whole number"),
     "shard": (lambda v: _whole(v, 1), "a whole number from 1"),
-    "num_shards": (lambda v: _whole(v, 1), "a whole number from 1"),
+    "num_shards": (lambda v: _whole(v, 1) and v <= MAX_SHARDS, f"a whole number from 1 to {MAX_SHARDS:,}"),
     "options": (lambda v: isinstance(v, dict), "an object"),
     "systems": (lambda v: _texts(v) and bool(v), "a non-empty list of strings"),
     "boards": (lambda v: isinstance(v, dict) and all(isinstance(b, dict) for b in v.values()), "an object"),
@@ -465,10 +470,11 @@ def _check_coverage(shards: Sequence[States], board: str, system: str) -> None:
                     raise ValueError(f"{where}: item {index} is also in {seen[index]}; a line was repeated")
                 seen[index] = where
     if len(seen) != num_items:
-        missing = sorted(set(range(num_items)) - set(seen))
+        missing = list(itertools.islice((i for i in range(num_items) if i not in seen), 10))
+        more = " …" if num_items - len(seen) > len(missing) else ""
         raise ValueError(
-            f"{', '.join(s.path for s in shards)}: items {missing[:10]}{' …' if len(missing) > 10 else ''} of "
-            f"{num_items} are in no line for {board!r} / {system!r}: the shards are incomplete; re-run them"
+            f"{', '.join(s.path for s in shards)}: {num_items - len(seen)} of the {num_items} items ({missing}{more}) "
+            f"are in no line for {board!r} / {system!r}: the shards are incomplete; re-run them"
         )
 
 
