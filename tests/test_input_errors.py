@@ -266,3 +266,43 @@ def test_score_summary_eval_reports_a_judge_failure_in_one_line(capsys, tmp_path
     assert (code, out) == (2, ""), err
     assert len(err.splitlines()) == 1, err
     assert err.startswith("persona-metrics score: error: ")
+
+
+def _refused_one_line(capsys, args: list[str]) -> str:
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, ""), err
+    assert len(err.splitlines()) == 1, err
+    return err
+
+
+def test_cnndm_and_pens_refuse_an_output_that_is_an_input(capsys, tmp_path) -> None:
+    """cnndm --states/--micro/--out and pens --states/--out naming an input file overwrote it."""
+    root = Path(__file__).resolve().parents[1]
+    data = tmp_path / "test.jsonl"
+    data.write_bytes((root / "data" / "cnndm_sample" / "test.jsonl").read_bytes())
+    before = data.read_bytes()
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(data)
+    for option in ("--micro", "--states"):
+        extra = ["--shard", "1/2"] if option == "--states" else []
+        err = _refused_one_line(capsys, ["cnndm", "-n", "2", "--data-files", str(data), *extra, option, str(link)])
+        assert f"{option} {link} is the input file {data}" in err
+    err = _refused_one_line(capsys, ["cnndm", "-n", "2", "--data-files", str(data), "--micro", str(tmp_path / "a"),
+                                     "--out", str(tmp_path / "a"), "-m", "m"])  # fmt: skip
+    assert "give each output its own path" in err
+    pens = tmp_path / "pens"
+    pens.mkdir()
+    for name in ("news.tsv", "personalized_test.tsv"):
+        (pens / name).write_bytes((root / "data" / "pens_sample" / name).read_bytes())
+    tsv = (pens / "personalized_test.tsv").read_bytes()
+    err = _refused_one_line(capsys, ["pens", str(pens), "--shard", "1/2", "--states", str(pens / "news.tsv")])
+    assert "is the input file" in err
+    predictions = tmp_path / "out" / "per_summary.jsonl"
+    predictions.parent.mkdir()
+    predictions.write_text("x\n")
+    err = _refused_one_line(capsys, ["pens", str(pens), "--predictions", str(predictions), "--out",
+                                     str(tmp_path / "out"), "--no-plot"])  # fmt: skip
+    assert "per_summary.jsonl is the input file" in err
+    assert (data.read_bytes(), (pens / "personalized_test.tsv").read_bytes()) == (before, tsv)
+    assert predictions.read_text() == "x\n"

@@ -22,6 +22,7 @@ from persona_metrics.commands.output import (
     baseline_line,
     baseline_request,
     check_baseline_system,
+    check_outputs,
     command_parser,
     emit,
     input_errors,
@@ -379,6 +380,8 @@ def merged_output(merged: MergedItems, fmt: str) -> tuple[str, list[str]]:
 
 def run(args: argparse.Namespace) -> int:
     """Load, score, print in the chosen format and (``--micro``) write the per-summary lines; or write a shard."""
+    inputs = [*(args.data_files or []), *(args.predictions or [])]
+    check_outputs({"--states": args.states, "--micro": args.micro, "--out": args.out}, inputs)
     with input_errors():
         if args.bootstrap < 0 or args.bootstrap == 1:
             raise ValueError(f"--bootstrap must be 0 (off) or at least 2 resamples, got {args.bootstrap}")

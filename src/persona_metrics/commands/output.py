@@ -456,6 +456,26 @@ def check_not_input(option: str, out: Path, inputs: Sequence[str | Path]) -> Non
             )
 
 
+def check_outputs(outputs: Mapping[str, Path | None], inputs: Sequence[str | Path]) -> None:
+    """Refuse an output file that is an input (:func:`check_not_input`) or that another output names too.
+
+    Args:
+        outputs: option (as the user typed it, e.g. ``--states``) → its path; None for an option not given.
+        inputs: the files the command reads.
+
+    Raises:
+        InputError: naming the option(s) and the path.
+    """
+    seen: dict[Path, str] = {}
+    for option, out in outputs.items():
+        if out is None:
+            continue
+        check_not_input(option, out, inputs)
+        if out.resolve() in seen:
+            raise InputError(f"{option} {out} is also {seen[out.resolve()]}'s file: give each output its own path")
+        seen[out.resolve()] = option
+
+
 def csv_text(rows: Sequence[Mapping[str, Any]]) -> str:
     """The rows as CSV with a header (columns in first-seen order)."""
     import pandas as pd

@@ -23,6 +23,7 @@ from persona_metrics.commands.output import (
     baseline_line,
     baseline_request,
     check_baseline_system,
+    check_outputs,
     check_resamples_option,
     command_parser,
     csv_text,
@@ -497,6 +498,13 @@ def leaderboard_markdown(boards: Sequence[DistanceBoard], header: str, args: arg
 
 
 # --- files -----------------------------------------------------------------------------------------------
+#: The files ``--out DIR`` writes.
+OUT_FILES: tuple[str, ...] = (
+    "leaderboard.md", "leaderboard.csv", "leaderboard.json", "per_summary.jsonl", "stability.csv",
+    "stability_summary.csv", "stability.md", "leaderboard.png",
+)  # fmt: skip
+
+
 def write_outputs(out: Path, boards: Sequence[DistanceBoard], report: str, args: argparse.Namespace) -> None:
     """leaderboard.md / .csv / .json, per_summary.jsonl, stability.md / .csv, stability_summary.csv and the png."""
     rows = [row for b in boards for row in b.rows]
@@ -653,6 +661,9 @@ def run(args: argparse.Namespace) -> int:
     from persona_metrics.datasets.pens import load_pens
 
     check_resamples_option(args.significance_resamples, "--significance-resamples")
+    inputs = [Path(args.pens_dir) / "news.tsv", Path(args.pens_dir) / "personalized_test.tsv", *args.predictions]
+    written = {f"--out ({name})": args.out / name for name in OUT_FILES} if args.out is not None else {}
+    check_outputs({"--states": args.states, **written}, inputs)
     if args.out is not None and args.plot:  # before the scoring, not after it
         require("the pens plot (leaderboard.png; --no-plot skips it)", "matplotlib")
     with input_errors():
