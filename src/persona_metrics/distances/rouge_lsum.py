@@ -15,8 +15,8 @@ Only the table is computed differently: row ``i`` of ``rouge_score``'s table ``t
 instead of ``|ref| × |cand|`` Python steps.
 
 ``rouge_score`` reads out every (reference sentence, candidate sentence) pair: time grows with the product of the
-two sentence counts (80,000 characters a side: about 6 CPU-s; a million: some 20 CPU-min). Here only the pairs that
-can change a union are read out, which gives the same unions:
+two sentence counts (80,000 characters a side: about 6 CPU-s; a million: about a quarter of an hour). Here only the
+pairs that can change a union are read out, which gives the same unions:
 
 * an LCS uses only positions whose token the candidate sentence holds, so a candidate sentence can add to a
   reference sentence's union only if it holds the token of a position not yet in it. Each reference sentence
@@ -25,15 +25,17 @@ can change a union are read out, which gives the same unions:
 * equal candidate sentences are read out once (equal pairs have equal LCSs), and so are equal reference
   sentences (their unions are equal; the hits are still counted per sentence, in order).
 
-Realistic text then needs a few read-outs per reference sentence (about 7–20 measured), so the work grows about
-linearly (a million characters a side: about 1–3 CPU-s, ``scripts/bench_rouge_lsum.py``). The product remains the
-worst case: when a reference sentence's position can never enter the union although its word is in many candidate
-sentences (a repeated word whose second copy no LCS reaches, e.g. every reference sentence ``"The the …"`` against
-candidate sentences holding one "the" each), every candidate sentence holding that word is still read out. After
-:data:`SLOW_READ_OUTS` read-outs in one call, :func:`summary_lcs_f1` calls its ``on_slow`` hook (persona_quality
-warns); the value stays exact. ``tests/test_quality.py`` checks the scores against ``rouge_score`` (bit for bit)
-on the samples and on unicode, multi-line and empty inputs; ``tests/test_rouge_lsum_scaling.py`` against its
-``_summary_level_lcs`` on random token sentences with ties and repeats and on long texts, and counts the read-outs.
+Realistic text then needs a few read-outs per reference sentence (5–20 measured), so the work grows about linearly
+(a million characters a side: about 2–4 CPU-s with the sentence splitting, ``scripts/bench_rouge_lsum.py``,
+``docs/style.md`` §6.5). The product remains the worst case: when a reference sentence's
+position can never enter the union although its word is in many candidate sentences (a repeated word whose second
+copy no LCS reaches, e.g. every reference sentence ``"The the …"`` against candidate sentences holding one "the"
+each), every candidate sentence holding that word is still read out. After :data:`SLOW_READ_OUTS` read-outs in one
+call, :func:`summary_lcs_f1` calls its ``on_slow`` hook (persona_quality warns); the value stays exact.
+
+``tests/test_quality.py`` checks the scores against ``rouge_score`` (bit for bit) on the samples and on unicode,
+multi-line and empty inputs; ``tests/test_rouge_lsum_scaling.py`` against its ``_summary_level_lcs`` on random
+token sentences with ties and repeats and on long texts, and counts the read-outs.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from collections.abc import Callable, Sequence
 from persona_metrics.distances.fast_tokens import rouge_tokens
 
 #: Read-outs of sentence pairs in one :func:`summary_lcs_f1` call after which its ``on_slow`` hook is called (about
-#: 10 CPU-s of short sentences, several times what a realistic million characters a side needs).
+#: 7 CPU-s of short sentences; 25 to 50 times what the realistic million characters a side of the bench need).
 SLOW_READ_OUTS = 5_000_000
 
 
