@@ -275,11 +275,12 @@ def test_pens_baseline_prints_the_library_paired_test(capsys, tmp_path) -> None:
 def test_cnndm_baseline_prints_the_library_paired_test(capsys, tmp_path) -> None:
     """``cnndm --baseline SYSTEM`` (old: no such option): the paired test of persona_quality's per-article
     overall_quality against SYSTEM, as the library's ``paired_test`` gives it on the values ``--micro`` writes; the
-    table says SummaryEval is not compared; an unknown system is one line and exit status 2."""
+    table says SummaryEval is not compared; an unknown system is one line and exit status 2. Two articles, the fewest
+    on which the tests say anything (on one, the permutation p is 1 and the bootstrap interval a point)."""
     from persona_metrics.significance import paired_test
 
     micro = tmp_path / "micro.jsonl"
-    code, out, err = run_cli(capsys, "cnndm", "-n", "3", "--bootstrap", "0", "--format", "json", "--micro", micro,
+    code, out, err = run_cli(capsys, "cnndm", "-n", "2", "--bootstrap", "0", "--format", "json", "--micro", micro,
                              "--baseline", "lead3")  # fmt: skip
     assert code == 0, err
     rows = json.loads(out)
@@ -302,14 +303,14 @@ def test_cnndm_baseline_prints_the_library_paired_test(capsys, tmp_path) -> None
         assert row["p_vs_baseline"] == test.p_value
         assert row["ci_low_vs_baseline"] is None
 
-    code, table, err = run_cli(capsys, "cnndm", "-n", "3", "--bootstrap", "0", "--baseline", "random3",
+    code, table, err = run_cli(capsys, "cnndm", "-n", "2", "--bootstrap", "0", "--baseline", "random3",
                                "--paired-test", "bootstrap")  # fmt: skip
     assert code == 0, err
     assert "Against the baseline random3: paired bootstrap test on per-article persona_quality overall_quality" in table
     assert re.search(r"^- lead3 [<>=] random3, p = .+, 95% CI of Δ \[", table, flags=re.MULTILINE)
     assert "SummaryEval is not compared: the library has no paired test of SummaryEval results." in table
 
-    code, out, err = run_cli(capsys, "cnndm", "-n", "3", "--baseline", "lead4")
+    code, out, err = run_cli(capsys, "cnndm", "-n", "2", "--baseline", "lead4")
     assert (code, out) == (2, "")
     assert err == (
         "persona-metrics cnndm: error: --baseline lead4: no such system in the CNN/DM systems; its systems: lead3, "

@@ -6,6 +6,11 @@ run appends). A rerun with the same ``--out`` reuses the answers of the lines th
 score is not its raw answer's is not reused: its item is judged again by the real judge server
 (``tests/judge_server.py``), one warning names the line (``FILE:LINE``) and why, and the run ends with the numbers
 of a clean run.
+
+One clean ``cnndm`` run (a module fixture) writes the file every test starts from (a copy, edited). One test reruns
+the command end to end on an edited and cut copy; the others read their edited copy back as the command does
+(``ResultsLog.answers``, then a ``Judge`` with those ``known_answers`` pointed at the same server, over the pairs the
+command judged): which lines are reused, which items are asked again, the warning, and the clean run's verdicts.
 """
 
 from __future__ import annotations
@@ -21,13 +26,16 @@ from pathlib import Path
 import pytest
 from judge_server import JudgeServer, serve
 
-from persona_metrics.cli import main
+from persona_metrics.cli import build_parser, main
 from persona_metrics.validation import PersonaMetricsWarning
 
-#: A small cnndm run with the judge: 3 systems x 3 articles, no intervals, JSON out, no answer cache (the results
-#: file is then the only thing a rerun can reuse).
-ARGS = ["cnndm", "-n", "3", "--bootstrap", "0", "-f", "json", "-m", "test-judge", "--no-cache"]
+#: A small cnndm run with the judge: 3 systems x 2 articles (6 judged items: more than the 5 lines a warning names),
+#: no intervals, JSON out, no answer cache (the results file is then the only thing a rerun can reuse).
+ARGS = ["cnndm", "-n", "2", "--bootstrap", "0", "-f", "json", "-m", "test-judge", "--no-cache"]
+ITEMS = 6
 CHECK = ', "check": "'
+#: The fields of a results line that a verdict sets (``cached`` aside: a reused answer is not asked for).
+VERDICT_FIELDS = ("key", "status", "accuracy", "score", "rationale", "answer")
 
 
 def check_of(body: str) -> str:
@@ -58,6 +66,29 @@ def run_cnndm(server: JudgeServer, out: Path, capsys: pytest.CaptureFixture[str]
     return rows, asked, [str(w.message) for w in caught if issubclass(w.category, PersonaMetricsWarning)]
 
 
+def judge_again(server: JudgeServer, out: Path, pairs: list[tuple[str, str]]) -> tuple[list, list[str], list]:
+    """What a rerun with ``--out out`` does for the judge, at the library level: ``ResultsLog(out).answers()`` as
+    the judge's ``known_answers``, then every pair the command judged (one per line of the clean file) judged by a
+    ``Judge`` on ``server``. Its verdicts, the digests it asked for and the warnings."""
+    from persona_metrics.summary_eval.judge import Judge, ResultsLog
+
+    before = len(server.requests)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        judge = Judge("test-judge", base_url=server.url, api_key="none", known_answers=ResultsLog(out).answers())
+        verdicts = judge.judge_many([summary for summary, _ in pairs], [source for _, source in pairs])
+    asked = [r["digest"] for r in server.requests[before:]]
+    return verdicts, asked, [str(w.message) for w in caught if issubclass(w.category, PersonaMetricsWarning)]
+
+
+def as_judged(verdicts: list, lines: list[str]) -> None:
+    """Each verdict is the clean run's verdict of its line (key, status, scores, rationale and raw answer)."""
+    assert len(verdicts) == len(lines)
+    for verdict, line in zip(verdicts, lines, strict=True):
+        clean = json.loads(line)
+        assert {f: verdict.record()[f] for f in VERDICT_FIELDS} == {f: clean[f] for f in VERDICT_FIELDS}
+
+
 def digest_of(row: dict) -> str:
     """The server's digest of the request a results row answers (its answer's rationale is ``judged <digest>``)."""
     return json.loads(row["answer"]["content"])["rationale"].split()[1]
@@ -78,7 +109,10 @@ def verdicts(path: Path) -> set[tuple]:
 
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
-    """A judge server and a clean run's JSON rows and results file (its lines, and the lines with a unique key)."""
+    """A judge server and a clean run's JSON rows and results file (its lines, and the lines with a unique key), and
+    the (summary, article) pair each line judged, from the command's own benchmark."""
+    from persona_metrics.commands.cnndm import load_systems
+
     clean = tmp_path_factory.mktemp("clean") / "clean.jsonl"
     with pytest.MonkeyPatch.context() as monkeypatch, serve() as server:
         monkeypatch.setenv("PERSONA_METRICS_CACHE", str(clean.parent / "cache"))
@@ -86,17 +120,21 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
             warnings.simplefilter("ignore", PersonaMetricsWarning)  # the judge has not passed judge-check
             assert main([*ARGS, "--base-url", server.url, "--out", str(clean)]) == 0
         lines = clean.read_text(encoding="utf-8").splitlines()
-        assert len(lines) == len(server.requests) == 9  # one line per judged item, each asked once
+        assert len(lines) == len(server.requests) == ITEMS  # one line per judged item, each asked once
         keys = [json.loads(line)["key"] for line in lines]
         unique = [i for i, key in enumerate(keys) if keys.count(key) == 1]
         assert len(unique) >= 3
-        yield server, json.loads(printed.getvalue()), clean, lines, unique
+        bench = load_systems(build_parser().parse_args([*ARGS, "--base-url", server.url]))
+        rows = [json.loads(line) for line in lines]
+        pairs = [(bench.systems[r["system"]][r["item"]], bench.articles[r["item"]]) for r in rows]
+        yield server, json.loads(printed.getvalue()), clean, lines, unique, pairs
 
 
 def test_an_edited_accuracy_and_a_cut_line_are_judged_again(judged, tmp_path: Path, capsys) -> None:
-    """Edit one line's accuracy (its check left as it was), cut the last line: both items are asked again, one
-    warning names both lines, the numbers are the clean run's; a third run asks nothing (the appended lines pass)."""
-    server, clean_rows, clean, lines, unique = judged
+    """Edit one line's accuracy (its check left as it was), cut the last line, rerun the command: both items are
+    asked again, one warning names both lines, the numbers are the clean run's; read back again, the file answers
+    every item (the appended lines pass), so a third run would ask nothing."""
+    server, clean_rows, clean, lines, unique, pairs = judged
     edited_at = unique[0]
     row = json.loads(lines[edited_at])
     row["accuracy"] = 1.0 if row["accuracy"] != 1.0 else 0.0  # a hand edit: the check stays as it was
@@ -114,14 +152,14 @@ def test_an_edited_accuracy_and_a_cut_line_are_judged_again(judged, tmp_path: Pa
     assert f"{out}:{len(lines)}: skipping a line cut short" in warning
     assert verdicts(out) == verdicts(clean)  # every item has an intact line with the clean run's verdict
 
-    again, asked_again, _ = run_cnndm(server, out, capsys)
+    again, asked_again, _ = judge_again(server, out, pairs)
     assert asked_again == []  # the lines the resumed run appended pass their checks
-    assert again == clean_rows
+    as_judged(again, lines)
 
 
-def test_an_edited_raw_answer_is_not_scored(judged, tmp_path: Path, capsys) -> None:
+def test_an_edited_raw_answer_is_not_scored(judged, tmp_path: Path) -> None:
     """A line whose raw answer (and score and accuracy) were changed by hand is judged again, not scored as edited."""
-    server, clean_rows, _, lines, unique = judged
+    server, _, _, lines, unique, pairs = judged
     edited_at = unique[1]
     row = json.loads(lines[edited_at])
     answer = json.loads(row["answer"]["content"])
@@ -130,44 +168,56 @@ def test_an_edited_raw_answer_is_not_scored(judged, tmp_path: Path, capsys) -> N
     out = tmp_path / "resumed.jsonl"
     out.write_text("\n".join([*lines[:edited_at], json.dumps(row), *lines[edited_at + 1 :]]) + "\n", encoding="utf-8")
 
-    rows, asked, messages = run_cnndm(server, out, capsys)
+    judged_again, asked, messages = judge_again(server, out, pairs)
     assert asked == [digest_of(json.loads(lines[edited_at]))]
-    assert rows == clean_rows
+    as_judged(judged_again, lines)  # the clean run's verdicts, not the edited one
     assert f"{out}:{edited_at + 1}: skipping a line that does not match its check" in results_warning(messages, out)
 
 
-def test_lines_without_a_check_are_judged_again_with_a_warning(judged, tmp_path: Path, capsys) -> None:
+def test_lines_without_a_check_are_judged_again_with_a_warning(judged, tmp_path: Path) -> None:
     """A results file written before the checks (no ``check`` field): nothing in it is reused, every item is asked
-    again, the warning says why and names the first five lines."""
-    server, clean_rows, clean, lines, _ = judged
+    again, the warning says why and names the first five lines; the lines appended as the items are judged again
+    (as the command appends them) pass their checks and hold the clean run's verdicts."""
+    from persona_metrics.summary_eval.judge import ResultsLog
+
+    server, _, clean, lines, _, pairs = judged
     old = [json.dumps({k: v for k, v in json.loads(line).items() if k != "check"}) for line in lines]
     out = tmp_path / "old.jsonl"
     out.write_text("\n".join(old) + "\n", encoding="utf-8")
 
-    rows, asked, messages = run_cnndm(server, out, capsys)
+    judged_again, asked, messages = judge_again(server, out, pairs)
     assert sorted(asked) == sorted(digest_of(json.loads(line)) for line in lines)
-    assert rows == clean_rows
+    as_judged(judged_again, lines)
     warning = results_warning(messages, out)
     assert f"{out}:1: skipping a line without a check (written by an older persona-metrics" in warning
     assert f"{out}:5: " in warning  # the first five, then a count
     assert f"{out}:6: " not in warning
-    assert warning.endswith("; and 4 more")
+    assert warning.endswith(f"; and {ITEMS - 5} more")
+
+    log = ResultsLog(out)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PersonaMetricsWarning)  # the warning above, again
+        log.answers()  # as the command reads the file before it appends to it
+    for verdict, line in zip(judged_again, lines, strict=True):
+        place = {k: v for k, v in json.loads(line).items() if k in ("system", "item", "id")}
+        log.append({**place, **verdict.record()})
+    log.close()
     assert verdicts(out) == verdicts(clean)
 
 
-def test_a_resealed_score_that_is_not_its_raw_answers_is_judged_again(judged, tmp_path: Path, capsys) -> None:
+def test_a_resealed_score_that_is_not_its_raw_answers_is_judged_again(judged, tmp_path: Path) -> None:
     """A line whose check was recomputed after its score was changed: the score is checked against its raw answer,
     parsed again with the rubric's parser, and the line is not reused."""
-    server, clean_rows, _, lines, unique = judged
+    server, _, _, lines, unique, pairs = judged
     edited_at = unique[2]
     row = {k: v for k, v in json.loads(lines[edited_at]).items() if k != "check"}
     row["score"] = (row["score"] + 1) % 4
     out = tmp_path / "resumed.jsonl"
     out.write_text("\n".join([*lines[:edited_at], sealed(row), *lines[edited_at + 1 :]]) + "\n", encoding="utf-8")
 
-    rows, asked, messages = run_cnndm(server, out, capsys)
+    judged_again, asked, messages = judge_again(server, out, pairs)
     assert asked == [digest_of(row)]
-    assert rows == clean_rows
+    as_judged(judged_again, lines)
     assert f"{out}:{edited_at + 1}: skipping a line whose score {row['score']} is not its raw answer's" in (
         results_warning(messages, out)
     )
