@@ -181,7 +181,8 @@ BAD = [
     (([[1.0, 2.0]], [[1.0, 2.0]]), {}, ValueError, "a must be one-dimensional"),
     (("12", [1.0, 2.0]), {}, TypeError, "a must be a sequence of numbers"),
     ((["x", "y"], [1.0, 2.0]), {}, TypeError, "a must hold real numbers"),
-    (([1.0], [2.0]), {"n_resamples": 0}, ValueError, "n_resamples must be >= 1"),
+    (([1.0], [2.0]), {"n_resamples": 0}, ValueError, r"n_resamples must be an int from 1 to 100,000,000"),
+    (([1.0], [2.0]), {"n_resamples": 10**40}, ValueError, r"from 1 to 100,000,000 \(MAX_TEST_RESAMPLES\)"),
     (([1.0], [2.0]), {"n_resamples": True}, TypeError, "n_resamples must be an int"),
     (([1.0], [2.0]), {"n_resamples": 10.0}, TypeError, "n_resamples must be an int"),
     (([1.0], [2.0]), {"seed": "1"}, TypeError, "seed must be an int"),
@@ -198,7 +199,7 @@ def test_bad_input_names_the_argument(test_fn, args, kwargs, error, message) -> 
 def test_bootstrap_interval_bad_input() -> None:
     with pytest.raises(ValueError, match=r"values\[1\] is not finite"):
         bootstrap_interval([0.5, math.nan], 10, 0)
-    with pytest.raises(ValueError, match="n_resamples must be >= 1"):
+    with pytest.raises(ValueError, match=r"n_resamples must be an int from 1 to 100,000,000 \(MAX_TEST_RESAMPLES\)"):
         bootstrap_interval([0.5], 0, 0)
     with pytest.raises(ValueError, match="the columns must cover the same units"):
         bootstrap_intervals({"a": [1.0, 2.0], "b": [1.0]}, 10, 0)

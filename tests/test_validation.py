@@ -182,7 +182,7 @@ def test_an_empty_persona_sample_names_the_option_and_index(modules) -> None:
         ("vert", {"alpha": 10**400}, "alpha must be a finite number > 0, got an int of 401 digits"),
         ("vert", {"max_wmd": 10**400}, "max_wmd must be a finite number > 0, got an int of 401 digits"),
         ("summary_eval", {"weights": {"coherence": 10**400}}, r"weights\['coherence'\] must be a finite number"),
-        ("summary_eval", {"timeout": 10**400}, "timeout must be a finite number >= 0.001"),
+        ("summary_eval", {"timeout": 10**400}, r"timeout must be a finite number in \[0.001, 86400\]"),
         ("persona_quality", {"overall_weights": {"content": 10**400, "style": 0}}, r"overall_weights\['content'\]"),
     ],
 )
@@ -195,7 +195,7 @@ def test_a_huge_number_is_a_named_value_error(modules, name: str, options: dict,
 def test_huge_numbers_in_the_library() -> None:
     with pytest.raises(ValueError, match="beta must be a finite number, got an int of 401 digits"):
         PersevalParams(beta=10**400)
-    with pytest.raises(ValueError, match="max_tokens must be an int >= 1"):
+    with pytest.raises(ValueError, match=r"max_tokens must be an int in \[1, 131072\]"):
         JudgeOptions(model="gpt-4o", max_tokens=-(10**400))
     with pytest.raises(ValueError, match=r"weights\['accuracy'\] must be a finite number"):
         check_summary_weights({"accuracy": 10**400})
