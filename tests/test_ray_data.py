@@ -8,6 +8,7 @@ Golden values: the same library function called once in this process over the wh
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -146,6 +147,47 @@ def test_vert_scored_in_batches_equals_one_process(cluster, pens) -> None:
     result = merge_parts(parts)
     identical(result, whole)
     assert result.as_dict(per_item=True, signature=True) == whole.as_dict(per_item=True, signature=True)
+
+
+def test_from_columns_makes_a_block_per_batch_of_rows(cluster, pens) -> None:
+    """One block per 256 rows (Ray's own default is 200 blocks: a Ray task for each row or two of the sample)."""
+    blocks = [
+        from_columns(pens).num_blocks(),  # 279 rows
+        from_columns({"predictions": ["a"] * 60_000}).num_blocks(),  # at most Ray's default
+        from_columns(pens, override_num_blocks=5).num_blocks(),
+    ]
+    assert blocks == [2, 200, 5]
+
+
+def test_document_shards_are_brought_together_by_the_sort_shuffle(cluster, pens) -> None:
+    """PerSEval's groupby runs on Ray's sort-based shuffle in the cluster's reused workers, whatever the caller's
+    shuffle setting: the default hash shuffle ran its reduce tasks, and the scoring fused into them, in worker
+    processes started afresh for every call (about 8 s a call on 2 cores). The caller's setting is put back."""
+    whole = score_personalization(pens["predictions"], pens["references"], pens["documents"], pens["document_ids"])
+    plans: list[str] = []
+
+    class Plans(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.getMessage().startswith("Execution plan of Dataset"):
+                plans.append(record.getMessage())
+
+    logger, handler = logging.getLogger("ray.data"), Plans(level=logging.INFO)
+    saved_level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        for strategy in ("shuffle_v2", "hash_shuffle", "sort_shuffle_pull_based"):
+            dataset = from_columns(pens)
+            dataset.context.shuffle_strategy = strategy
+            identical(score_dataset(dataset, "perseval"), whole, strategy)
+            assert dataset.context.shuffle_strategy.value == strategy
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(saved_level)
+    assert len(plans) == 3
+    for plan in plans:
+        assert "AllToAllOperator[Sort]" in plan, plan
+        assert "Shuffle" not in plan, plan  # ShuffleMapOp / HashShuffleOperator: the hash shuffles
 
 
 def test_a_dataset_in_another_order_with_its_own_position_column(cluster) -> None:

@@ -2,16 +2,17 @@
 
 Per-item metrics (``persona_style``, ``persona_quality``, ``vert``, ``summary_eval``) are scored batch by batch with
 ``map_batches``; DEGRESS / PerSEval by document shard (``shard_of`` of the document id) with ``groupby`` and
-``map_groups``, so every document's users are scored together. Each task returns its rows' library result with
-their positions in the whole input (:mod:`~persona_metrics.integrations.parts`), and the driver merges them with
-:func:`persona_metrics.merge`: every number equals one call over the whole input, bit for bit. Ray is imported
-only here, on use (the ``ray`` extra).
+``map_groups`` over Ray's sort-based shuffle (:func:`_sort_shuffle`), so every document's users are scored
+together. Each task returns its rows' library result with their positions in the whole input
+(:mod:`~persona_metrics.integrations.parts`), and the driver merges them with :func:`persona_metrics.merge`: every
+number equals one call over the whole input, bit for bit. Ray is imported only here, on use (the ``ray`` extra).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from persona_metrics.integrations.parts import STATE, Part, check_columns, merge_parts, pack, score_rows, unpack
@@ -21,14 +22,21 @@ from persona_metrics.validation import check_number, require
 if TYPE_CHECKING:
     import pyarrow as pa
     import ray.data
+    from ray.data import DataContext
 
 #: Rows per ``map_batches`` call of a per-item metric (a model is loaded once per worker, not per batch).
 DEFAULT_BATCH_SIZE = 256
-#: Document shards of DEGRESS / PerSEval (``groupby`` partitions); any number gives the same result.
+#: Document shards of DEGRESS / PerSEval (the blocks of the sort-based shuffle); any number gives the same result.
 DEFAULT_NUM_SHARDS = 16
 #: The default column of each row's position in the whole input (0 … N−1; :func:`from_columns` adds it).
 POSITION = "position"
 _SHARD = "_persona_metrics_shard"
+#: Ray Data's shuffle that brings each document shard's rows together (:func:`_sort_shuffle` says why).
+SHUFFLE_STRATEGY = "sort_shuffle_pull_based"
+#: Rows per task that adds the shard column (the blocks of a dataset are bundled up to it; the task is cheap).
+_SHARD_BATCH_ROWS = 4096
+#: The most blocks :func:`from_columns` makes (Ray Data's default number of blocks of ``from_items``).
+_MAX_BLOCKS = 200
 
 
 def _require_ray() -> None:
@@ -54,7 +62,9 @@ def from_columns(
     Args:
         columns: the metric's inputs by name (lists of equal length), e.g. ``{"predictions": [...], ...}``.
         position_column: the name of the added column of row positions 0 … N−1.
-        **from_items: options of ``ray.data.from_items`` (``override_num_blocks=...``).
+        **from_items: options of ``ray.data.from_items``; ``override_num_blocks`` is by default one block per
+            ``DEFAULT_BATCH_SIZE`` rows, at most 200 (Ray's own default, 200 blocks, makes a block of each row or two
+            of a small input, and a Ray task of each block).
 
     Raises:
         MissingExtraError: Ray is not installed.
@@ -70,6 +80,8 @@ def from_columns(
         raise ValueError(f"{position_column!r} is the position column; rename that input column")
     count = next(iter(lengths.values()), 0)
     rows = [{position_column: i, **{name: values[i] for name, values in columns.items()}} for i in range(count)]
+    # Ray's own default is 200 blocks at any size (279 rows: 200 blocks, each a task of one or two rows)
+    from_items.setdefault("override_num_blocks", max(1, min(_MAX_BLOCKS, -(-count // DEFAULT_BATCH_SIZE))))
     return ray.data.from_items(rows, **from_items)
 
 
@@ -100,6 +112,24 @@ def _add_shard(table: pa.Table, *, column: str, num_shards: int) -> pa.Table:
     return table.append_column(_SHARD, pa.array(shards, type=pa.int64()))
 
 
+@contextlib.contextmanager
+def _sort_shuffle(context: DataContext) -> Iterator[None]:
+    """``context`` (a dataset's ``DataContext``) set to :data:`SHUFFLE_STRATEGY` meanwhile, then restored.
+
+    Ray Data's default hash shuffle (``shuffle_v2`` in Ray 2.60) runs its reduce tasks, and so the scoring fused into
+    them, in a pool of worker processes of their own that Ray starts afresh for every call, each importing this
+    library again: about 8 s a call on a 2-core machine whatever the size of the input. The sort-based shuffle runs
+    in the cluster's ordinary, reused workers (``docs/scaling.md`` §4, "When Ray pays off"). A dataset shares its
+    context with the datasets derived from it, so the caller's own setting is put back on exit.
+    """
+    saved = context.shuffle_strategy
+    context.shuffle_strategy = SHUFFLE_STRATEGY
+    try:
+        yield
+    finally:
+        context.shuffle_strategy = saved
+
+
 def score_parts(
     dataset: ray.data.Dataset,
     metric: str,
@@ -125,12 +155,16 @@ def score_parts(
     score = functools.partial(_score_table, metric=metric, position=position_column, options=dict(options))
     remote = dict(map_options or {})
     if spec.by_document:
+        # num_shards blocks before the sort: its tasks grow as blocks², and each block is one scoring task after it
         shard = functools.partial(_add_shard, column=spec.document_column(keep), num_shards=num_shards)
-        grouped = dataset.map_batches(shard, batch_format="pyarrow").groupby(_SHARD, num_partitions=num_shards)
-        scored = grouped.map_groups(score, batch_format="pyarrow", **remote)
+        keyed = dataset.map_batches(shard, batch_size=_SHARD_BATCH_ROWS, batch_format="pyarrow")
+        keyed = keyed.repartition(num_shards)
+        with _sort_shuffle(keyed.context):
+            scored = keyed.groupby(_SHARD).map_groups(score, batch_format="pyarrow", **remote)
+            rows = scored.take_all()
     else:
-        scored = dataset.map_batches(score, batch_size=batch_size, batch_format="pyarrow", **remote)
-    return unpack(row[STATE] for row in scored.take_all())
+        rows = dataset.map_batches(score, batch_size=batch_size, batch_format="pyarrow", **remote).take_all()
+    return unpack(row[STATE] for row in rows)
 
 
 def score_dataset(
@@ -152,7 +186,8 @@ def score_dataset(
             ``predictions``, ``references`` (``vert``); ``predictions``, ``sources`` (``summary_eval``).
         metric: one of those names.
         batch_size: rows per ``map_batches`` call of a per-item metric.
-        num_shards: document shards of DEGRESS / PerSEval (each scored by one ``map_groups`` task).
+        num_shards: document shards of DEGRESS / PerSEval: the blocks of Ray's sort-based shuffle and at most as many
+            scoring tasks.
         position_column: the column of each row's position in the whole input (0 … N−1): the order one process
             would score the rows in (Ray Data keeps no row order of its own; :func:`from_columns` adds it).
         map_options: Ray options of the scoring tasks (``num_cpus``, ``num_gpus``, ``concurrency`` ...).
