@@ -9,10 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from persona_metrics.commands.judge_options import add_judge_arguments, make_judge
+from persona_metrics.commands.judge_options import add_judge_arguments, judge_failure, make_judge
 from persona_metrics.commands.output import (
     Baseline,
-    InputError,
     add_baseline_arguments,
     add_format_argument,
     add_micro_argument,
@@ -263,9 +262,7 @@ def _judged(
             check_baseline_system(baseline, list(bench.systems), "the CNN/DM systems")
         scored = score_results(bench, rows_of(bench), judge, (args.bootstrap, args.seed), results)
     except JudgeError as err:
-        kept = (["the judge cache"] if judge.cache is not None else []) + ([str(args.out)] if results else [])
-        saved = f"; finished items are saved in {' and '.join(kept)}: rerun the same command to go on" if kept else ""
-        raise InputError(f"{err}{saved}") from err
+        raise judge_failure(err, judge, args.out if results is not None else None) from err
     finally:
         if results is not None:
             results.close()

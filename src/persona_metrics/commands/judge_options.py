@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from persona_metrics.commands.output import InputError
 from persona_metrics.summary_eval.judge import API_KEY_ENV
 from persona_metrics.summary_eval.params import JudgeOptions
 from persona_metrics.summary_eval.rubrics import RUBRICS
@@ -122,3 +123,18 @@ def make_judge(args: argparse.Namespace, known_answers: dict[str, dict[str, Any]
         cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir()),
         **{name: getattr(args, name) for name in FLAGGED_OPTIONS},
     )
+
+
+def judge_failure(err: Exception, judge: Any, results: Path | None = None) -> InputError:
+    """The command's one-line error for a judge failure, saying where the finished items are kept.
+
+    Args:
+        err: the :class:`~persona_metrics.summary_eval.judge.JudgeError`.
+        judge: the failed judge (its ``cache``, when it has one, keeps every answer it got).
+        results: the ``--out`` results file, when the command writes one.
+    """
+    kept = (["the judge cache"] if getattr(judge, "cache", None) is not None else []) + (
+        [str(results)] if results is not None else []
+    )
+    saved = f"; finished items are saved in {' and '.join(kept)}: rerun the same command to go on" if kept else ""
+    return InputError(f"{err}{saved}")

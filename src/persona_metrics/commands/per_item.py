@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from persona_metrics.commands.output import (
-    InputError,
     Report,
     captured_notes,
     input_errors,
@@ -142,6 +141,7 @@ def score_rows(
         InputError: a value the library refuses, named ``FILE:LINE`` and the field when it is one item's; a
             judge failure (one line, saying that the judge cache keeps the items it finished).
     """
+    from persona_metrics.commands.judge_options import judge_failure
     from persona_metrics.datasets.jsonl import located_errors
     from persona_metrics.summary_eval.judge import JudgeError
 
@@ -150,8 +150,7 @@ def score_rows(
         with captured_notes() as notes, input_errors(TypeError), located_errors(items.path, lines):
             result = SCORE[metric](items.rows(rows), options, judge)
     except JudgeError as err:
-        kept = "; finished items are saved in the judge cache: rerun the same command to go on"
-        raise InputError(f"{err}{kept if getattr(judge, 'cache', None) is not None else ''}") from err
+        raise judge_failure(err, judge) from err
     return result, notes
 
 

@@ -306,11 +306,10 @@ class ResultsLog:
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
-            row, why = self._row(line, rubric, cut=number == len(lines))  # the last line lacks its newline
-            if why is not None:
-                ignored.append((number, why))
+            row = self._row(line, rubric, cut=number == len(lines))  # the last line lacks its newline
+            if isinstance(row, str):
+                ignored.append((number, row))
                 continue
-            assert row is not None
             self._written.add(self._identity(row))
             key, answer = row.get("key"), row.get("answer")
             if isinstance(key, str) and _is_valid_entry(answer, rubric):
@@ -320,26 +319,26 @@ class ResultsLog:
         return found
 
     @staticmethod
-    def _row(line: str, rubric: Rubric, cut: bool) -> tuple[dict[str, Any] | None, str | None]:
-        """The row of one line without its ``check``, or None and why the line is not reused."""
+    def _row(line: str, rubric: Rubric, cut: bool) -> dict[str, Any] | str:
+        """The row of one line without its ``check``, or why the line is not reused."""
         try:
             row = json.loads(line)
         except ValueError:
-            return None, "cut short (by a killed run?)" if cut else "that is not JSON (cut short, or damaged)"
+            return "cut short (by a killed run?)" if cut else "that is not JSON (cut short, or damaged)"
         if not isinstance(row, dict):
-            return None, "that is not a JSON object"
+            return "that is not a JSON object"
         fault = line_fault(line)
         if fault == "missing" and "check" not in row:
-            return None, "without a check (written by an older persona-metrics, or not by --out)"
+            return "without a check (written by an older persona-metrics, or not by --out)"
         if fault is not None:
-            return None, "that does not match its check (edited or damaged after it was written)"
+            return "that does not match its check (edited or damaged after it was written)"
         row = {k: v for k, v in row.items() if k != "check"}
         answer = row.get("answer")
         if _is_valid_entry(answer, rubric):
             score = rubric.parse(answer["content"]).score
             if row.get("status") != "json" or type(row.get("score")) is not int or row["score"] != score:
-                return None, f"whose score {row.get('score')!r:.20} is not its raw answer's, {score}"
-        return row, None
+                return f"whose score {row.get('score')!r:.20} is not its raw answer's, {score}"
+        return row
 
     def _ignored_warning(self, ignored: Sequence[tuple[int, str]]) -> str:
         shown = "; ".join(f"{self.path}:{number}: skipping a line {why}" for number, why in ignored[:SHOWN_IGNORED])
