@@ -12,7 +12,7 @@ this process, both on ``--threads`` torch threads (default 1: the machine is sha
 Checked: the per-item ROUGE-Lsum and style (must be equal, 0 difference) and the rescaled BERTScore F1 (max |Δ|
 must be <= 1e-6, the documented agreement with bert_score; ``docs/perseval.md`` §3.7); exit 1 otherwise.
 
-FLOPs (``persona_metrics.distances.neural.encoder_flops``: the projections, feed-forward and attention products of
+FLOPs (``persona_metrics.distances.passes.encoder_flops``: the projections, feed-forward and attention products of
 the blocks run): *needed* is one unpadded pass per unique text, *executed* what each side ran (bert_score: its
 length-sorted, padded batches of 64, rebuilt here from its sorting rule). The floor is the needed FLOPs at the
 fp32 matmul rate measured here (``torch.mm`` on 512×384 @ 384×1536, the MiniLM's feed-forward at 512 tokens,
@@ -41,7 +41,8 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.datasets.financial import read_article_dir, summary_items
-from persona_metrics.distances.neural import BERTSCORE_CPU_BATCH_TOKENS, encoder_flops, fixed_shape_flops
+from persona_metrics.distances.bertscore import BERTSCORE_CPU_BATCH_TOKENS
+from persona_metrics.distances.passes import encoder_flops, fixed_shape_flops
 from persona_metrics.persona.params import BertScoreConfig
 from persona_metrics.persona.quality import bertscore_baseline, quality_bertscore, score_quality
 from persona_metrics.persona.style import score_style

@@ -46,7 +46,7 @@ def scorers() -> dict[str, Scorer]:
     """Method name → ``f(candidates, references) -> scores``, higher = closer."""
     from rouge_score import rouge_scorer
 
-    from persona_metrics.distances.neural import BertScore
+    from persona_metrics.distances.bertscore import BertScore
     from persona_metrics.vert import score_vert
 
     rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)

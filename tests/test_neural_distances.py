@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from persona_metrics.distances import BertScore, InfoLM, get_distance, neural
+from persona_metrics.distances import BertScore, InfoLM, bertscore, embedding_cache, get_distance, passes
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "personalization_sample" / "sample.jsonl"
 ROWS = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -283,7 +283,7 @@ def test_infolm_is_reproducible_bit_for_bit(bert_tiny_shaped_mlm: str) -> None:
 
 def test_fixed_shape_batches_hold_one_length_and_a_fixed_number_of_rows() -> None:
     encoded = [np.arange(n) for n in (3, 5, 3, 3, 12, 5, 3)]
-    batches = list(neural._fixed_shape_batches(encoded, batch_tokens=7))
+    batches = list(passes._fixed_shape_batches(encoded, batch_tokens=7))
     assert [(b, ids.shape) for b, ids in batches] == [
         ([0, 2], (2, 3)),
         ([3, 6], (2, 3)),
@@ -291,8 +291,8 @@ def test_fixed_shape_batches_hold_one_length_and_a_fixed_number_of_rows() -> Non
         ([5], (1, 5)),
         ([4], (1, 12)),
     ]
-    assert neural._num_passes(encoded, 7) == len(batches)
-    (batch, ids), *_ = neural._fixed_shape_batches(encoded[:1], batch_tokens=9)  # filled with copies
+    assert passes._num_passes(encoded, 7) == len(batches)
+    (batch, ids), *_ = passes._fixed_shape_batches(encoded[:1], batch_tokens=9)  # filled with copies
     assert batch == [0]
     np.testing.assert_array_equal(ids, [[0, 1, 2]] * 3)
 
@@ -306,7 +306,7 @@ def test_a_model_cut_at_the_layer_gives_the_bits_of_its_hidden_state(monkeypatch
     assert cut._setup is not None
     assert cut._setup.hidden_index is None
     assert len(cut._setup.model.encoder.layer) == 3
-    monkeypatch.setattr(neural, "_keep_first_layers", lambda model, layer: False)
+    monkeypatch.setattr(bertscore, "_keep_first_layers", lambda model, layer: False)
     full = BertScore(num_layers=3)
     np.testing.assert_array_equal(full.pairwise(pairs), got)
     assert full._setup is not None
@@ -330,9 +330,9 @@ def test_a_small_cache_scores_in_chunks_with_the_same_bits(monkeypatch: pytest.M
     """cache_mb=1: chunks of at most 1 MiB of embeddings (a few documents), evictions, re-embedding; same bits."""
     pairs = perseval_pairs()
     whole = BertScore().pairwise(pairs)
-    monkeypatch.setattr(neural, "MIN_CHUNK_BYTES", 0)
+    monkeypatch.setattr(bertscore, "MIN_CHUNK_BYTES", 0)
     resident: list[int] = []
-    real = neural.BertScore._resident
+    real = bertscore.BertScore._resident
 
     def spy(self, *args):
         reps = real(self, *args)
@@ -340,7 +340,7 @@ def test_a_small_cache_scores_in_chunks_with_the_same_bits(monkeypatch: pytest.M
         assert self._embeddings.nbytes <= 2**20
         return reps
 
-    monkeypatch.setattr(neural.BertScore, "_resident", spy)
+    monkeypatch.setattr(bertscore.BertScore, "_resident", spy)
     small = BertScore(cache_mb=1)
     np.testing.assert_array_equal(small.pairwise(pairs), whole)
     assert len(resident) >= 3  # the sample's embeddings take about 2.5 MiB
@@ -358,20 +358,20 @@ def test_a_pass_reuses_the_cached_documents_first(monkeypatch: pytest.MonkeyPatc
     they are not embedded again."""
     model = side_pairs("personalized")
     expected = BertScore().pairwise(model)
-    monkeypatch.setattr(neural, "MIN_CHUNK_BYTES", 0)
+    monkeypatch.setattr(bertscore, "MIN_CHUNK_BYTES", 0)
     dist = BertScore(cache_mb=1)
     dist.pairwise(side_pairs("reference"))
     documents = {r["document"] for r in ROWS}
     cached = {d for d in documents if d in dist._embeddings}
     assert 0 < len(cached) < len(documents)
     embedded: list[str] = []
-    put = neural._EmbeddingCache.put
+    put = embedding_cache._EmbeddingCache.put
 
     def spy(self, text, item):
         embedded.append(text)
         put(self, text, item)
 
-    monkeypatch.setattr(neural._EmbeddingCache, "put", spy)
+    monkeypatch.setattr(embedding_cache._EmbeddingCache, "put", spy)
     np.testing.assert_array_equal(dist.pairwise(model), expected)
     assert documents - cached <= set(embedded)
     assert not cached & set(embedded)

@@ -495,18 +495,18 @@ def test_quality_bertscore_embeds_each_text_once_in_the_counted_passes(monkeypat
     """Each unique text once (the references repeat), in the block-pass chunks ``_block_chunks`` predicts; the FLOP
     account (``forward_flops``) is what those chunks execute: the needed FLOPs plus the linear layers' padded rows,
     fewer than ``BLOCK_ROWS`` per chunk."""
-    from persona_metrics.distances import neural
-    from persona_metrics.distances.neural import BLOCK_ROWS, _block_chunks, encoder_flops
+    from persona_metrics.distances import block_pass
+    from persona_metrics.distances.passes import BLOCK_ROWS, _block_chunks, encoder_flops
 
     dist = quality.quality_bertscore(BertScoreConfig())
     chunks: list[list[int]] = []
-    block = neural._block_hidden
+    block = block_pass._block_hidden
 
     def spy(model, chunk):  # type: ignore[no-untyped-def]
         chunks.append([len(ids) for ids in chunk])
         return block(model, chunk)
 
-    monkeypatch.setattr(neural, "_block_hidden", spy)
+    monkeypatch.setattr(block_pass, "_block_hidden", spy)
     dist.clear_cache()
     preds = [f"{PREDS[i % 2]} Item {i}." for i in range(7)]
     score_content(preds, [REFS[0]] * 7)
@@ -525,7 +525,7 @@ def test_quality_bertscore_embeds_each_text_once_in_the_counted_passes(monkeypat
 
 def test_encoder_flops_by_hand() -> None:
     """2 × layers × rows × L × (4H² + 2HI + 2LH): MiniLM-L6 (H 384, I 1536) on a (3, 10) input."""
-    from persona_metrics.distances.neural import encoder_flops, pass_shapes
+    from persona_metrics.distances.passes import encoder_flops, pass_shapes
 
     assert encoder_flops(3, 10, 6, 384, 1536) == 2 * 6 * 3 * 10 * (4 * 384**2 + 2 * 384 * 1536 + 2 * 10 * 384)
     assert pass_shapes([5, 5, 5, 9], 10) == [(2, 5), (2, 5), (1, 9)]
@@ -536,7 +536,7 @@ def test_block_pass_flops_by_hand() -> None:
     """Texts of 9, 5, 5, 120 and 120 tokens in chunks of 10 tokens, by length: [5, 5] holds 10 tokens and the 9 still
     fits in its 128 padded rows (19 tokens); each 120 would not fit beside the chunk before it (139 and 240 > 128),
     so each closes one. Each chunk's linear layers on 128 rows, attention 4 × layers × L² × H per text."""
-    from persona_metrics.distances.neural import _block_chunks, block_pass_flops
+    from persona_metrics.distances.passes import _block_chunks, block_pass_flops
 
     lengths = [9, 5, 5, 120, 120]
     assert _block_chunks(lengths, 10) == [[1, 2, 0], [3], [4]]

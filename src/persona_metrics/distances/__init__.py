@@ -16,8 +16,9 @@ from types import MappingProxyType
 from typing import Any
 
 from persona_metrics.distances.base import EMPTY_TEXT_DISTANCE, Distance, is_empty_text
+from persona_metrics.distances.bertscore import BertScore
+from persona_metrics.distances.infolm import InfoLM
 from persona_metrics.distances.lexical import Bleu, JensenShannon, Meteor, RougeL, RougeSU4, word_tokens
-from persona_metrics.distances.neural import BertScore, InfoLM
 
 _REGISTRY: dict[str, type[Distance]] = {}
 #: The registry, read-only and live: distance name → class, in registration order (the PerSEval paper's tables
