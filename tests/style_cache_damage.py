@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from persona_metrics.persona import score_style, style
-from persona_metrics.validation import PersonaMetricsWarning
+from persona_metrics.warning import PersonaMetricsWarning
 
 
 def rescored_after_damage(

@@ -25,7 +25,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from persona_metrics import METRICS
-from persona_metrics.validation import EXTRAS, MissingExtraError, require
+from persona_metrics.extras import EXTRAS, MissingExtraError, require
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL_EXTRA_MODULES = [module for modules in EXTRAS.values() for module in modules]
@@ -58,7 +58,7 @@ def test_a_missing_module_names_the_feature_and_its_extra_in_one_line(monkeypatc
 def test_installed_modules_pass_without_being_imported(monkeypatch) -> None:
     """A check looks modules up only: torch is not imported by it (run where torch is installed)."""
     code = (
-        "import sys\nfrom persona_metrics.validation import require_extra\n"
+        "import sys\nfrom persona_metrics.extras import require_extra\n"
         "require_extra('x', 'neural'); require_extra('x', 'vert'); require_extra('x', 'judge')\n"
         "print('torch' in sys.modules, 'ot' in sys.modules, 'openai' in sys.modules)"
     )

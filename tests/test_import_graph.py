@@ -2,7 +2,8 @@
 
 Every import statement counts, also inside functions and under ``TYPE_CHECKING``. The floors (``docs/layout.md``):
 
-1. validation, signature, formatting, progress, params, merging, line_checks: no package import above them;
+1. validation, warning, extras, signature, formatting, progress, params, merging, line_checks: no package import
+   above them;
 2. significance (array statistics only), resources;
 3. distances;
 4. the families: personalization, persona, vert, summary_eval (sideways imports between them are allowed);
@@ -27,6 +28,8 @@ ROOT = "persona_metrics"
 #: top-level module must be given its floor here.
 FLOORS: dict[str, int] = {
     "validation": 1,
+    "warning": 1,
+    "extras": 1,
     "signature": 1,
     "formatting": 1,
     "progress": 1,

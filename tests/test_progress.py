@@ -231,7 +231,7 @@ def test_a_judge_cache_warning_points_at_the_callers_line(tmp_path: Path) -> Non
 
 
 def test_warn_follows_the_filters() -> None:
-    from persona_metrics.validation import warn
+    from persona_metrics.warning import warn
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", PersonaMetricsWarning)
@@ -248,7 +248,7 @@ def test_a_warning_from_python_dash_c_or_the_repl_is_shown(how: str) -> None:
     """``python -c`` and the interactive prompt run ``__main__`` under the built-in importer; passing its globals to
     ``warnings.warn_explicit`` made CPython ask that importer for the source and raise ``ImportError: '__main__' is
     not a built-in module`` instead of warning (found when a metric loaded by ``python -c`` warned)."""
-    code = "from persona_metrics.validation import warn\nwarn('from the prompt')\nprint('went on')\n"
+    code = "from persona_metrics.warning import warn\nwarn('from the prompt')\nprint('went on')\n"
     command = [sys.executable, "-c", code] if how == "-c" else [sys.executable, "-i"]
     proc = subprocess.run(command, input=None if how == "-c" else code, capture_output=True, text=True, timeout=120)
     assert "ImportError" not in proc.stderr

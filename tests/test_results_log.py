@@ -27,7 +27,7 @@ import pytest
 from judge_server import JudgeServer, serve
 
 from persona_metrics.cli import build_parser, main
-from persona_metrics.validation import PersonaMetricsWarning
+from persona_metrics.warning import PersonaMetricsWarning
 
 #: A small cnndm run with the judge: 3 systems x 2 articles (6 judged items: more than the 5 lines a warning names),
 #: no intervals, JSON out, no answer cache (the results file is then the only thing a rerun can reuse).

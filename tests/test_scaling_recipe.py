@@ -28,7 +28,7 @@ from persona_metrics.integrations.parts import (
 )
 from persona_metrics.persona import BUILTIN_PERSONAS, score_style
 from persona_metrics.personalization import ExcludedPart, score_personalization, shard_of
-from persona_metrics.validation import PersonaMetricsWarning
+from persona_metrics.warning import PersonaMetricsWarning
 
 ROOT = Path(__file__).resolve().parents[1]
 

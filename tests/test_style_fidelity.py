@@ -23,7 +23,7 @@ from persona_metrics.persona import score_style, style
 from persona_metrics.persona.formulas import BACKGROUND_PREFIX, FIDELITY_SLICE, text_vector
 from persona_metrics.persona.samples import load_persona_samples
 from persona_metrics.persona.stylometry import FIDELITY_FEATURES, excerpts, fidelity_vector, raw_extras
-from persona_metrics.validation import PersonaMetricsWarning
+from persona_metrics.warning import PersonaMetricsWarning
 
 # Written for these tests: three short texts per register.
 ENTHUSIAST = [

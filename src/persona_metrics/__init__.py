@@ -15,7 +15,7 @@ from typing import Any
 
 from persona_metrics.integrations.registry import available_metrics, load, metric_script, modules_cache, register
 from persona_metrics.signature import __version__
-from persona_metrics.validation import PersonaMetricsWarning, warn
+from persona_metrics.warning import PersonaMetricsWarning, warn
 
 #: Names of the bundled evaluate modules.
 METRICS: tuple[str, ...] = available_metrics()

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 from persona_metrics.commands import COMMANDS, command_module
 from persona_metrics.commands.output import InputError
+from persona_metrics.extras import MissingExtraError
 from persona_metrics.resources import CacheWriteError
 from persona_metrics.signature import __version__
-from persona_metrics.validation import MissingExtraError
 
 #: What ``persona-metrics --help`` says above the commands.
 DESCRIPTION = """Summary-evaluation metrics for summaries written for a particular reader.

@@ -40,8 +40,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from persona_metrics.extras import require
 from persona_metrics.progress import progress_bar
-from persona_metrics.validation import require
 
 try:
     import fcntl

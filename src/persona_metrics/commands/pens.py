@@ -34,9 +34,9 @@ from persona_metrics.commands.output import (
     markdown_table,
     write_text,
 )
+from persona_metrics.extras import require
 from persona_metrics.formatting import comparison_text, format_estimate, format_score
 from persona_metrics.progress import progress_bar
-from persona_metrics.validation import require
 
 if TYPE_CHECKING:
     from datasets import Dataset

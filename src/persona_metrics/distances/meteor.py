@@ -41,7 +41,7 @@ from functools import lru_cache
 from typing import Any
 
 from persona_metrics.progress import progress_bar
-from persona_metrics.validation import warn
+from persona_metrics.warning import warn
 
 #: NLTK's ``meteor_score`` defaults.
 ALPHA, BETA, GAMMA = 0.9, 3.0, 0.5

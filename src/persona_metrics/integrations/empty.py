@@ -37,7 +37,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from persona_metrics.persona.stylometry import is_wordless
-from persona_metrics.validation import ALLOWED_EMPTY, check_empty, check_text, warn
+from persona_metrics.validation import ALLOWED_EMPTY, check_empty, check_text
+from persona_metrics.warning import warn
 
 __all__ = [
     "ALLOWED_EMPTY",

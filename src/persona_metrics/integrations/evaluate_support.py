@@ -11,8 +11,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from persona_metrics.extras import require_extra
 from persona_metrics.params import Params, option_names
-from persona_metrics.validation import check_bool, check_ids, check_reference_lists, check_texts, require_extra
+from persona_metrics.validation import check_bool, check_ids, check_reference_lists, check_texts
 
 
 class ValidatedTextInputs:

@@ -15,9 +15,10 @@ import functools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from persona_metrics.extras import require
 from persona_metrics.integrations.parts import STATE, Part, check_columns, merge_parts, pack, score_rows, unpack
 from persona_metrics.personalization import shard_of
-from persona_metrics.validation import check_number, require
+from persona_metrics.validation import check_number
 
 if TYPE_CHECKING:
     import pyarrow as pa

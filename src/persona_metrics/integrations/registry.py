@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from persona_metrics.resources import remove_if_stale
-from persona_metrics.validation import warn
+from persona_metrics.warning import warn
 
 logger = logging.getLogger(__name__)
 

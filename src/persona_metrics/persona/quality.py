@@ -56,7 +56,8 @@ from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.resources import sent_tokenize
 from persona_metrics.signature import Signature
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals, check_bootstrap
-from persona_metrics.validation import check_path, check_reference_lists, check_texts, warn
+from persona_metrics.validation import check_path, check_reference_lists, check_texts
+from persona_metrics.warning import warn
 
 logger = logging.getLogger(__name__)
 

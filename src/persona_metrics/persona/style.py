@@ -78,7 +78,8 @@ from persona_metrics.persona.stylometry import (
 from persona_metrics.resources import cache_dir, cache_writes, remove_if_stale, replace_file
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals
-from persona_metrics.validation import check_bool, check_texts, warn
+from persona_metrics.validation import check_bool, check_texts
+from persona_metrics.warning import warn
 
 logger = logging.getLogger(__name__)
 

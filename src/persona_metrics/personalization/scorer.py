@@ -32,7 +32,8 @@ from persona_metrics.personalization.formulas import (
 )
 from persona_metrics.personalization.params import PersevalParams, resolve_distance
 from persona_metrics.signature import Signature
-from persona_metrics.validation import check_ids, check_texts, warn
+from persona_metrics.validation import check_ids, check_texts
+from persona_metrics.warning import warn
 
 logger = logging.getLogger(__name__)
 

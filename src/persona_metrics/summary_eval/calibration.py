@@ -41,7 +41,7 @@ from persona_metrics.summary_eval.judge import (
     read_json,
     write_json,
 )
-from persona_metrics.validation import warn
+from persona_metrics.warning import warn
 
 #: The kinds of injected false fact.
 KINDS = ("number", "name", "negation")

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import IO, Any, TypeGuard
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
+from persona_metrics.extras import require
 from persona_metrics.line_checks import checked_line, line_fault
 from persona_metrics.progress import progress_bar
 from persona_metrics.resources import CACHE_ENV, cache_dir, cache_writes, replace_file
@@ -59,7 +60,7 @@ from persona_metrics.summary_eval.rubrics import (
     parse_answer,
     weighted_score,
 )
-from persona_metrics.validation import require, warn
+from persona_metrics.warning import warn
 
 logger = logging.getLogger(__name__)
 

@@ -17,13 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from persona_metrics.extras import require
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.summary_eval import components as C
 from persona_metrics.summary_eval import formulas as F
 from persona_metrics.summary_eval.calibration import warn_if_unchecked
 from persona_metrics.summary_eval.judge import Judge, OnVerdict, Verdict
 from persona_metrics.summary_eval.params import SummaryEvalParams, resolve
-from persona_metrics.validation import check_texts, require
+from persona_metrics.validation import check_texts
 from persona_metrics.vert.encoders import SentenceTransformerEncoder
 
 #: The signature's ``coherence:`` value of each coherence method.

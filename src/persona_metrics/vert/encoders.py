@@ -23,9 +23,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from persona_metrics.extras import require
 from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.signature import Signature, package_version
-from persona_metrics.validation import require
 from persona_metrics.vert.vectors import signature_safe
 
 logger = logging.getLogger(__name__)

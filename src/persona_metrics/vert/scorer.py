@@ -19,9 +19,10 @@ from typing import Any, overload
 
 import numpy as np
 
+from persona_metrics.extras import require
 from persona_metrics.progress import progress_bar
 from persona_metrics.signature import Signature, package_version
-from persona_metrics.validation import check_reference_lists, check_texts, require
+from persona_metrics.validation import check_reference_lists, check_texts
 from persona_metrics.vert.encoders import SentenceEncoder, embed_texts, resolve_encoder
 from persona_metrics.vert.formulas import (
     DEFAULT_ALPHA,

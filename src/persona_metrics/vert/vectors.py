@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from persona_metrics.extras import require
 from persona_metrics.signature import Signature, package_version
-from persona_metrics.validation import require
 
 logger = logging.getLogger(__name__)
 
