@@ -1,4 +1,7 @@
-"""Command line: ``persona-metrics score | pens | cnndm | pipeline | judge-check | validity | register | list``.
+"""Command line: the ``persona-metrics`` console script and its subcommands.
+
+The commands (:data:`~persona_metrics.commands.COMMANDS`): ``score``, ``pens``, ``cnndm``, ``merge``, ``pipeline``,
+``judge-check``, ``validity``, ``register``, ``list``, ``docs``.
 
 Each subcommand lives in :mod:`persona_metrics.commands`; ``persona-metrics COMMAND --help`` says what its input
 looks like. A bad input prints ``persona-metrics COMMAND: error: <message>`` (naming the file, and the line where
