@@ -104,7 +104,7 @@ class Original:
         from rouge_score import rouge_scorer
 
         from persona_metrics.resources import ensure_cmudict, ensure_punkt
-        from persona_metrics.vert.stopwords import NLTK_ENGLISH_STOPWORDS
+        from persona_metrics.text_services import NLTK_ENGLISH_STOPWORDS
 
         ensure_punkt()
         ensure_cmudict()
@@ -288,7 +288,7 @@ def original_pair(original: Original, summary: str, source: str) -> tuple[float,
 def minilm() -> Any:
     """The packaged MiniLM as the library loads it (one model object for both sides)."""
     from persona_metrics.resources import minilm_path
-    from persona_metrics.vert.encoders import _sentence_transformer
+    from persona_metrics.text_services import _sentence_transformer
 
     return _sentence_transformer(str(minilm_path()), None)
 

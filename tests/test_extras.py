@@ -111,7 +111,7 @@ def _wordllama():
 
 
 def _sentence_encoder():
-    from persona_metrics.vert.encoders import SentenceTransformerEncoder
+    from persona_metrics.text_services import SentenceTransformerEncoder
 
     return SentenceTransformerEncoder
 

@@ -4,9 +4,10 @@ Every import statement counts, also inside functions and under ``TYPE_CHECKING``
 
 1. validation, warning, extras, signature, formatting, progress, params, merging, line_checks: no package import
    above them;
-2. significance (array statistics only), resources;
+2. significance (array statistics only), resources, text_services (the text services VERT and SummaryEval share);
 3. distances;
-4. the families: personalization, persona, vert, summary_eval (sideways imports between them are allowed);
+4. the families: personalization, persona, vert, summary_eval (no family imports another: what two families share
+   lives on a floor below);
 5. datasets;
 6. integrations;
 7. commands, cli;
@@ -38,6 +39,7 @@ FLOORS: dict[str, int] = {
     "line_checks": 1,
     "significance": 2,
     "resources": 2,
+    "text_services": 2,
     "distances": 3,
     "personalization": 4,
     "persona": 4,
@@ -50,6 +52,8 @@ FLOORS: dict[str, int] = {
     "cli": 7,
     "metrics": 8,
 }
+#: The metric families of floor 4: none imports another (what two of them share lives below).
+FAMILIES: tuple[str, ...] = ("personalization", "persona", "vert", "summary_eval")
 #: The floor of the package ``__init__`` (``import persona_metrics`` loads the registry and registers).
 TOP = 8
 
@@ -129,12 +133,29 @@ def upward_imports(edges: dict[str, set[str]]) -> list[str]:
     return found
 
 
+def sideways_imports(edges: dict[str, set[str]]) -> list[str]:
+    """``"importer -> imported"`` for every import of a module of one family by a module of another."""
+    found = []
+    for module, targets in sorted(edges.items()):
+        family = module.split(".")[1] if "." in module else None
+        for target in sorted(targets):
+            other = target.split(".")[1] if "." in target else None
+            if family in FAMILIES and other in FAMILIES and other != family:
+                found.append(f"{module} -> {target}")
+    return found
+
+
 def test_every_module_has_a_floor() -> None:
     assert [m for m in sorted(_modules()) if floor(m) is None] == []
 
 
 def test_every_import_points_down() -> None:
     assert upward_imports(_edges()) == []
+
+
+def test_no_family_imports_another() -> None:
+    """The families share services from the floors below (text_services, distances), not each other's modules."""
+    assert sideways_imports(_edges()) == []
 
 
 def test_no_import_circle() -> None:
@@ -147,12 +168,26 @@ def test_no_import_circle() -> None:
         ("persona_metrics.significance", "persona_metrics.commands.output", True),
         ("persona_metrics.signature", "persona_metrics", True),
         ("persona_metrics.commands.score", "persona_metrics.formatting", False),
-        ("persona_metrics.vert.scorer", "persona_metrics.summary_eval.components", False),  # sideways
+        ("persona_metrics.vert.scorer", "persona_metrics.summary_eval.components", False),  # sideways: see below
     ],
 )
 def test_the_floor_rule_itself(importer: str, imported: str, upward: bool) -> None:
     """The checker sees an upward import (so a passing run means something), and lets down or sideways pass."""
     assert bool(upward_imports({importer: {imported}})) is upward
+
+
+@pytest.mark.parametrize(
+    ("importer", "imported", "sideways"),
+    [
+        ("persona_metrics.summary_eval.scorer", "persona_metrics.vert.encoders", True),
+        ("persona_metrics.vert.scorer", "persona_metrics.vert.encoders", False),  # within a family
+        ("persona_metrics.vert.scorer", "persona_metrics.text_services", False),  # down
+        ("persona_metrics.integrations.merge", "persona_metrics.vert.scorer", False),  # down, from above the families
+    ],
+)
+def test_the_family_rule_itself(importer: str, imported: str, sideways: bool) -> None:
+    """The checker sees one family importing another, and lets imports within a family or downward pass."""
+    assert bool(sideways_imports({importer: {imported}})) is sideways
 
 
 def test_the_hooks_and_the_distributed_classes_share_option_facts_from_below() -> None:

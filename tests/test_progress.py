@@ -125,17 +125,17 @@ def test_chunked_loops_give_the_same_values(monkeypatch: pytest.MonkeyPatch) -> 
     """The pair loop and the sentence-transformers loop run in chunks under a bar; values do not depend on it."""
     import numpy as np
 
+    from persona_metrics import text_services
     from persona_metrics.distances import base
     from persona_metrics.distances.lexical import RougeL
-    from persona_metrics.vert import encoders
 
     texts = [DOC, *REFS, LONE, "Shares rose.", "A much longer sentence about Harbor Foods and its plans in Westfield."]
     pairs = [(a, b) for a in texts for b in texts if a != b]
     whole = RougeL().pairwise(pairs)
-    encoder = encoders.SentenceTransformerEncoder()
+    encoder = text_services.SentenceTransformerEncoder()
     once = encoder.encode(texts)
     monkeypatch.setattr(base, "PAIR_CHUNK", 4)
-    monkeypatch.setattr(encoders, "ENCODE_CHUNK", 2)
+    monkeypatch.setattr(text_services, "ENCODE_CHUNK", 2)
     np.testing.assert_array_equal(RougeL().pairwise(pairs), whole)
     np.testing.assert_allclose(encoder.encode(texts), once, atol=1e-5)
 

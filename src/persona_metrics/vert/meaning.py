@@ -38,7 +38,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from persona_metrics.vert.stopwords import NLTK_ENGLISH_STOPWORDS, STOPWORDS_NAME
+from persona_metrics.text_services import NLTK_ENGLISH_STOPWORDS, STOPWORDS_NAME
 from persona_metrics.vert.vectors import WordVectors
 from persona_metrics.vert.wmd import PreparedText
 

@@ -22,6 +22,7 @@ import numpy as np
 from persona_metrics.extras import require
 from persona_metrics.progress import progress_bar
 from persona_metrics.signature import Signature, package_version
+from persona_metrics.text_services import STOPWORDS_NAME
 from persona_metrics.validation import check_reference_lists, check_texts
 from persona_metrics.vert.encoders import SentenceEncoder, embed_texts, resolve_encoder
 from persona_metrics.vert.formulas import (
@@ -34,7 +35,6 @@ from persona_metrics.vert.formulas import (
 )
 from persona_metrics.vert.meaning import MEANING_FIELDS, prepare_meaning_text
 from persona_metrics.vert.params import VertParams
-from persona_metrics.vert.stopwords import STOPWORDS_NAME
 from persona_metrics.vert.vectors import GLOVE_6B_50D, WordVectors, load_word_vectors
 from persona_metrics.vert.wmd import (
     PreparedText,

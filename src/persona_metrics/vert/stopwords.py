@@ -1,32 +1,12 @@
 """NLTK's English stopword list as the original VERT code used it (179 words), shipped as data: no download.
 
-This is the list of the NLTK data package's ``corpora/stopwords/english`` file from NLTK 3.3 to 3.8 (the 2018
-code called ``nltk.corpus.stopwords.words("english")``), in the file's order. Later NLTK data releases added 19
-more contractions (``he'd``, ``i'm``, ``they're`` ...); they are deliberately not here, so that the word mover's
-distance drops the same words as the original (``docs/vert.md`` §3).
+The list lives in :mod:`persona_metrics.text_services` (SummaryEval's completeness drops the same words); this
+module keeps the path ``docs/vert.md`` §3 names. Later NLTK data releases added 19 more contractions; they are
+deliberately not in it, so that the word mover's distance drops the same words as the original.
 """
 
 from __future__ import annotations
 
-#: The 179 words, in NLTK's file order.
-NLTK_ENGLISH_STOPWORD_LIST: tuple[str, ...] = (
-    "i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you", "you're", "you've", "you'll", "you'd",
-    "your", "yours", "yourself", "yourselves", "he", "him", "his", "himself", "she", "she's", "her", "hers",
-    "herself", "it", "it's", "its", "itself", "they", "them", "their", "theirs", "themselves", "what", "which",
-    "who", "whom", "this", "that", "that'll", "these", "those", "am", "is", "are", "was", "were", "be", "been",
-    "being", "have", "has", "had", "having", "do", "does", "did", "doing", "a", "an", "the", "and", "but", "if",
-    "or", "because", "as", "until", "while", "of", "at", "by", "for", "with", "about", "against", "between", "into",
-    "through", "during", "before", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off",
-    "over", "under", "again", "further", "then", "once", "here", "there", "when", "where", "why", "how", "all",
-    "any", "both", "each", "few", "more", "most", "other", "some", "such", "no", "nor", "not", "only", "own",
-    "same", "so", "than", "too", "very", "s", "t", "can", "will", "just", "don", "don't", "should", "should've",
-    "now", "d", "ll", "m", "o", "re", "ve", "y", "ain", "aren", "aren't", "couldn", "couldn't", "didn", "didn't",
-    "doesn", "doesn't", "hadn", "hadn't", "hasn", "hasn't", "haven", "haven't", "isn", "isn't", "ma", "mightn",
-    "mightn't", "mustn", "mustn't", "needn", "needn't", "shan", "shan't", "shouldn", "shouldn't", "wasn", "wasn't",
-    "weren", "weren't", "won", "won't", "wouldn", "wouldn't",
-)
+from persona_metrics.text_services import NLTK_ENGLISH_STOPWORD_LIST, NLTK_ENGLISH_STOPWORDS, STOPWORDS_NAME
 
-#: The same words as a set (what the tokenizer tests membership against).
-NLTK_ENGLISH_STOPWORDS: frozenset[str] = frozenset(NLTK_ENGLISH_STOPWORD_LIST)
-#: Name of the list in signatures.
-STOPWORDS_NAME = "nltk-english-179"
+__all__ = ["NLTK_ENGLISH_STOPWORDS", "NLTK_ENGLISH_STOPWORD_LIST", "STOPWORDS_NAME"]

