@@ -7,7 +7,8 @@
 * :mod:`~persona_metrics.personalization.scorer`: grouping, distance calls and the result objects;
 * :mod:`~persona_metrics.personalization.merge`: the exact merge of results scored on parts of one input;
 * :mod:`~persona_metrics.personalization.comparison`: the paired test of two results on their per-document values;
-* :mod:`~persona_metrics.personalization.stability`: rank stability of a leaderboard under subsampling.
+* :mod:`~persona_metrics.personalization.stability`: rank stability of a leaderboard under subsampling;
+* :mod:`~persona_metrics.personalization.leaderboard`: systems scored, ranked and tested against each other.
 
 The public names are re-exported here: ``from persona_metrics.personalization import score_personalization``.
 """
@@ -34,6 +35,7 @@ from persona_metrics.personalization.formulas import (
     edp_scores,
     p_accuracy,
 )
+from persona_metrics.personalization.leaderboard import LEADERBOARD_BOOTSTRAP, Leaderboard, rank_systems, score_systems
 from persona_metrics.personalization.merge import ExcludedPart, merge_personalization, shard_of
 from persona_metrics.personalization.params import DistanceChoice, PersevalParams, resolve_distance
 from persona_metrics.personalization.scorer import (
@@ -55,6 +57,7 @@ __all__ = [
     "DEFAULT_P_ACC_ALPHA",
     "DEFAULT_P_ACC_BETA",
     "DEGRESS_EPSILON",
+    "LEADERBOARD_BOOTSTRAP",
     "PENALTY_SLOPE_EXPONENT",
     "PERSEVAL_EPSILON",
     "PERSONALIZATION_MEASURES",
@@ -64,6 +67,7 @@ __all__ = [
     "DocumentGroup",
     "DocumentScores",
     "ExcludedPart",
+    "Leaderboard",
     "Penalties",
     "PersevalParams",
     "PersonalizationResult",
@@ -80,7 +84,9 @@ __all__ = [
     "group_documents",
     "merge_personalization",
     "p_accuracy",
+    "rank_systems",
     "resolve_distance",
     "score_personalization",
+    "score_systems",
     "shard_of",
 ]
