@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -46,6 +45,12 @@ from persona_metrics.formatting import comparison_text, format_estimate, format_
 from persona_metrics.params import Params, option_names
 from persona_metrics.persona.params import QualityParams, StyleParams
 from persona_metrics.persona.samples import BUILTIN_PERSONAS
+from persona_metrics.personalization.leaderboard import (
+    LEADERBOARD_BOOTSTRAP,
+    Leaderboard,
+    per_summary_rows,
+    rank_systems,
+)
 from persona_metrics.personalization.params import DistanceChoice, PersevalParams
 from persona_metrics.summary_eval.params import SummaryEvalParams
 from persona_metrics.vert.params import VertParams
@@ -54,7 +59,6 @@ if TYPE_CHECKING:
     from persona_metrics.datasets.personalization import PersonalizationSample
     from persona_metrics.integrations.states import MergedStates
     from persona_metrics.personalization import PersonalizationResult
-    from persona_metrics.significance import PairedTest
 
 NAME = "score"
 HELP = "score a JSON-lines file with one metric (perseval, degress, persona_style, persona_quality, vert, summary_eval)"
@@ -81,7 +85,7 @@ HEADLINE: dict[str, str] = {
 #: ``-o KEY=VALUE`` names per metric: as in ``evaluate.load(METRIC).compute`` (see each metric's card).
 OPTIONS: dict[str, tuple[str, ...]] = {metric: option_names(params) for metric, params in PARAMS.items()}
 #: Bootstrap resamples of the perseval / degress leaderboards unless ``-o bootstrap=N`` (the library's default is 0).
-DEFAULT_BOOTSTRAP = 1000
+DEFAULT_BOOTSTRAP = LEADERBOARD_BOOTSTRAP
 #: The options whose default here differs from the params' (``--help`` shows these).
 CLI_DEFAULTS: dict[str, dict[str, Any]] = {m: {"bootstrap": DEFAULT_BOOTSTRAP} for m in ("perseval", "degress")}
 
@@ -200,8 +204,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 # --- perseval / degress --------------------------------------------------------------------------------
-#: Per-summary values of a personalization ``--micro`` line.
-PER_SUMMARY_KEYS: tuple[str, ...] = ("perseval", "degress", "edp", "accuracy_distance")
 #: What a personalization metric's table calls its measures.
 MEASURE_LABELS: dict[str, str] = {"perseval": "PerSEval", "degress": "DEGRESS"}
 
@@ -212,6 +214,7 @@ def _score_systems(
     """Every system of the leaderboard scored on one :class:`PersonalizationScorer`, the data notes and the seed."""
     from persona_metrics.datasets.personalization import leaderboard_systems
     from persona_metrics.personalization import PersonalizationScorer
+    from persona_metrics.personalization.leaderboard import score_systems
 
     distance, params_options = DistanceChoice.split(options)
     params_options.setdefault("bootstrap", DEFAULT_BOOTSTRAP)
@@ -219,35 +222,13 @@ def _score_systems(
         params = PersevalParams(**params_options)
     with captured_notes() as notes, input_errors(TypeError):
         scorer = PersonalizationScorer(sample.references, sample.documents, sample.document_ids, **distance)
-        results = {name: scorer.score(preds, params=params) for name, preds in leaderboard_systems(sample).items()}
+        results = score_systems(scorer, leaderboard_systems(sample), params)
     return results, notes, params.seed
 
 
-def adjacent_tests(
-    metric: str, board: Sequence[tuple[str, PersonalizationResult]], resamples: int, seed: int
-) -> dict[str, tuple[str, PairedTest]]:
-    """``{system: (next system, test)}``: the paired permutation test of each rank against the next on ``metric``.
-
-    ``resamples`` 0 means no test (an empty mapping).
-    """
-    from persona_metrics.personalization.comparison import compare_personalization
-
-    if not resamples:
-        return {}
-    return {
-        a: (b, compare_personalization(ra, rb, metric, n_resamples=resamples, seed=seed))
-        for (a, ra), (b, rb) in itertools.pairwise(board)
-    }
-
-
-def _leaderboard_table(
-    path: str,
-    num_items: int,
-    board: Sequence[tuple[str, PersonalizationResult]],
-    tests: Mapping[str, tuple[str, PairedTest]],
-    metric: str,
-) -> list[str]:
+def _leaderboard_table(path: str, num_items: int, leaderboard: Leaderboard) -> list[str]:
     """The markdown leaderboard lines: intervals, p-values against the next rank, the adjacent-rank tests."""
+    board, tests, metric = leaderboard.board, leaderboard.next_tests, leaderboard.measure
     out = [
         f"# Personalization leaderboard: {path} ({num_items} summaries per model)",
         "",
@@ -275,24 +256,6 @@ def _leaderboard_table(
     return out
 
 
-def _micro_rows(sample: PersonalizationSample, board: Sequence[tuple[str, PersonalizationResult]]) -> list[dict]:
-    """One row per (system, scored line): ids and the per-summary values, with the signature."""
-    ids: Sequence[str | None] = sample.document_ids or [None] * sample.num_items
-    rows = []
-    for name, result in board:
-        values = {key: result.per_summary(key) for key in PER_SUMMARY_KEYS}
-        for i in range(sample.num_items):
-            if values["perseval"][i] is not None:  # lines of single-reference documents are not scored
-                row = {"system": name, "item": i, "document_id": ids[i], "user_id": sample.user_ids[i]}
-                rows.append({**row, **{key: values[key][i] for key in PER_SUMMARY_KEYS}, "signature": result.signature})
-    return rows
-
-
-def _ranked(results: Mapping[str, PersonalizationResult], metric: str) -> list[tuple[str, PersonalizationResult]]:
-    """The systems best first by ``metric`` (ties keep the scoring order)."""
-    return sorted(results.items(), key=lambda kv: -getattr(kv[1], metric))
-
-
 def score_personalization_file(
     metric: str,
     path: Path,
@@ -317,72 +280,48 @@ def score_personalization_file(
     if baseline is not None:  # before the scoring
         check_baseline_system(baseline, list(leaderboard_systems(sample)), str(path))
     results, notes, seed = _score_systems(sample, options)
-    report = personalization_report(
-        metric, str(path), sample.num_items, results, notes, (seed, significance_resamples), baseline
-    )
-    return replace(report, micro=_micro_rows(sample, _ranked(results, metric)))
-
-
-def baseline_tests(
-    metric: str, board: Sequence[tuple[str, PersonalizationResult]], baseline: Baseline, resamples: int, seed: int
-) -> dict[str, PairedTest]:
-    """``{system: test}``: the library's paired test of each other system against ``baseline`` on ``metric``."""
-    from persona_metrics.personalization.comparison import compare_personalization
-
-    base = dict(board)[baseline.system]
-    return {
-        name: compare_personalization(result, base, metric, method=baseline.method, n_resamples=resamples, seed=seed)
-        for name, result in board
-        if name != baseline.system
+    board = rank_systems(results, metric, significance_resamples, seed, *(baseline or ()))
+    report = personalization_report(str(path), sample.num_items, board, notes)
+    ids: dict[str, Sequence[str | None]] = {
+        "document_id": sample.document_ids or [None] * sample.num_items,
+        "user_id": sample.user_ids,
     }
+    return replace(report, micro=per_summary_rows(dict(board.board), ids, "system"))
 
 
-def _baseline_section(
-    metric: str, baseline: Baseline, tests: Mapping[str, PairedTest]
-) -> tuple[list[str], dict[str, dict[str, Any]]]:
-    """The table's lines of the ``--baseline`` comparisons, and the JSON / CSV columns of every system's row."""
-    label = MEASURE_LABELS[metric]
-    lines = ["", baseline_heading(baseline.system, next(iter(tests.values())), label, "document")]
-    lines += [f"- {baseline_line(name, baseline.system, t, label)}" for name, t in tests.items()]
-    fields = {name: baseline_fields(baseline.system, metric, baseline.method, t) for name, t in tests.items()}
+def _baseline_section(board: Leaderboard) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """The table's lines of the baseline comparisons, and the JSON / CSV columns of every system's row."""
+    label, tests, baseline = MEASURE_LABELS[board.measure], board.baseline_tests, str(board.baseline)
+    lines = ["", baseline_heading(baseline, next(iter(tests.values())), label, "document")]
+    lines += [f"- {baseline_line(name, baseline, t, label)}" for name, t in tests.items()]
+    fields = {name: baseline_fields(baseline, board.measure, board.method, t) for name, t in tests.items()}
     return lines, fields
 
 
-def personalization_report(
-    metric: str,
-    path: str,
-    num_items: int,
-    results: Mapping[str, PersonalizationResult],
-    notes: list[str],
-    test: tuple[int, int],
-    baseline: Baseline | None = None,
-) -> Report:
+def personalization_report(path: str, num_items: int, board: Leaderboard, notes: list[str]) -> Report:
     """The leaderboard of scored (or merged) results: rows, the table, the notes (no per-summary rows).
 
     Args:
-        metric: ``perseval`` or ``degress`` (the ranking).
         path: the input as named on the command line.
         num_items: the input's lines.
-        results: ``{system: result}`` in scoring order.
+        board: the library's leaderboard (ranked by ``perseval`` or ``degress``, its tests; a baseline's comparisons:
+            lines under the tests, columns in every row).
         notes: the scoring's warnings.
-        test: ``(seed, resamples)`` of the adjacent-rank tests (and of the baseline's).
-        baseline: ``--baseline``: every other system against it (lines under the tests, columns in every row).
     """
-    board = _ranked(results, metric)
-    tests = adjacent_tests(metric, board, test[1], test[0])
+    metric, baseline = board.measure, board.baseline
     lines: list[str] = []
     fields: dict[str, dict[str, Any]] = {}
     if baseline is not None:
-        lines, fields = _baseline_section(metric, baseline, baseline_tests(metric, board, baseline, test[1], test[0]))
+        lines, fields = _baseline_section(board)
     rows = []
-    for name, r in board:
-        nxt = tests.get(name)
+    for name, r in board.board:
+        nxt = board.next_tests.get(name)
         row = {"system": name, **r.as_dict(), "next_system": nxt and nxt[0], "p_vs_next": nxt and nxt[1].p_value}
         if baseline is not None:
-            row |= fields.get(name) or baseline_fields(baseline.system, metric, baseline.method, None)
+            row |= fields.get(name) or baseline_fields(baseline, metric, board.method, None)
         rows.append({**row, "signature": r.signature})
-    first = board[0][1]
-    lines = [*_leaderboard_table(path, num_items, board, tests, metric), *lines]
+    first = board.board[0][1]
+    lines = [*_leaderboard_table(path, num_items, board), *lines]
     lines += ["", f"documents scored: {first.num_documents}, excluded (one reference): {first.num_excluded_documents}"]
     lines += [f"note: {n}" for n in notes]
     lines += [f"signature: {first.signature}"]
@@ -392,29 +331,22 @@ def personalization_report(
 def _shard_lines(
     sample: PersonalizationSample, rows: list[int], scorer_args: tuple[dict[str, Any], PersevalParams], board: str
 ) -> list[dict[str, Any]]:
-    """The states lines of the shard's ``rows``: each single-reference document, then every system's documents."""
-    from collections import Counter
+    """The states lines of the shard's ``rows``: each single-reference document, then every system's documents.
 
+    Without a scored row, the header and the excluded documents still make a valid file.
+    """
     from persona_metrics.datasets.personalization import leaderboard_systems
     from persona_metrics.integrations.states import document_line, excluded_line
-    from persona_metrics.personalization import PersonalizationScorer
+    from persona_metrics.personalization.leaderboard import score_shard
 
     keys: Sequence[str] = sample.document_ids if sample.document_ids is not None else sample.documents
-    counts = Counter(keys)
-    alone = [i for i in rows if counts[keys[i]] < 2]
-    lines = [excluded_line(keys[i], [i]) for i in alone]
-    scored = [i for i in rows if counts[keys[i]] >= 2]
-    if not scored:  # nothing to score here: the header and the excluded documents still make a valid file
-        return lines
     distance, params = scorer_args
-    ids = None if sample.document_ids is None else [keys[i] for i in scored]
-    scorer = PersonalizationScorer(
-        [sample.references[i] for i in scored], [sample.documents[i] for i in scored], ids, **distance
+    systems = leaderboard_systems(sample)
+    alone, scored, results = score_shard(
+        sample.references, sample.documents, sample.document_ids, systems, rows, params, **distance
     )
-    for name, preds in leaderboard_systems(sample).items():
-        result = scorer.score([preds[i] for i in scored], params=params)
-        lines += [document_line(board, name, doc, scored) for doc in result.documents]
-    return lines
+    lines = [excluded_line(keys[i], [i]) for i in alone]
+    return lines + [document_line(board, name, doc, scored) for name, r in results.items() for doc in r.documents]
 
 
 def personalization_states(
@@ -461,7 +393,8 @@ def merged_report(merged: MergedStates) -> Report:
     (results,) = merged.results.values()
     seed = next(iter(results.values())).params
     test = (seed.seed if seed is not None else 0, int(header["options"]["significance_resamples"]))
-    return personalization_report(header["metric"], header["input"], header["num_items"], results, merged.notes, test)
+    board = rank_systems(results, header["metric"], test[1], test[0])
+    return personalization_report(header["input"], header["num_items"], board, merged.notes)
 
 
 def _write_shard(args: argparse.Namespace, options: Mapping[str, Any], resamples: int) -> int:
