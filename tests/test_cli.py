@@ -460,7 +460,7 @@ def test_pens_refuses_negative_resamples(capsys) -> None:
 
 
 def test_stability_tables_report_each_statistic_once() -> None:
-    from persona_metrics.commands.pens import stability_rows, stability_summary_row
+    from persona_metrics.personalization.leaderboard import stability_rows, stability_summary_row
     from persona_metrics.personalization.stability import Stability
 
     st = Stability(

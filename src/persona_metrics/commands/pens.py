@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import itertools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,14 +35,20 @@ from persona_metrics.commands.output import (
 )
 from persona_metrics.extras import require
 from persona_metrics.formatting import comparison_text, format_estimate, format_score
+from persona_metrics.personalization.leaderboard import (
+    LEADERBOARD_BOOTSTRAP,
+    Leaderboard,
+    per_summary_rows,
+    stability_rows,
+    stability_summary_row,
+)
+from persona_metrics.personalization.params import DistanceChoice, PersevalParams
 from persona_metrics.progress import progress_bar
 
 if TYPE_CHECKING:
     from datasets import Dataset
 
     from persona_metrics.personalization import PersonalizationResult
-    from persona_metrics.personalization.stability import Stability
-    from persona_metrics.significance import PairedTest
 
 NAME = "pens"
 HELP = "PENS leaderboard: DEGRESS, EGISES, P-Acc, PerSEval of baselines and prediction files, rank stability"
@@ -92,32 +97,20 @@ examples:
 
 #: Columns of leaderboard.csv / .json, in order.
 LEADERBOARD_COLUMNS: tuple[str, ...] = (
-    "distance",
-    "rank",
-    "model",
-    "perseval",
-    "perseval_ci_low",
-    "perseval_ci_high",
-    "degress",
-    "degress_ci_low",
-    "degress_ci_high",
-    "egises",
-    "p_accuracy",
-    "accuracy_distance",
-    "next_model",
-    "p_vs_next",
-    "num_documents",
-    "num_excluded_documents",
-    "signature",
-)
+    "distance", "rank", "model", "perseval", "perseval_ci_low", "perseval_ci_high", "degress", "degress_ci_low",
+    "degress_ci_high", "egises", "p_accuracy", "accuracy_distance", "next_model", "p_vs_next", "num_documents",
+    "num_excluded_documents", "signature",
+)  # fmt: skip
 #: The system numbers of each leaderboard row (their intervals and the document counts come with them).
 SYSTEM_KEYS: tuple[str, ...] = ("perseval", "degress", "egises", "p_accuracy", "accuracy_distance")
-#: The per-summary values of per_summary.jsonl.
-PER_SUMMARY_KEYS: tuple[str, ...] = ("perseval", "degress", "edp", "accuracy_distance")
 #: The measures whose rank stability is reported.
 STABILITY_MEASURES: tuple[str, ...] = ("perseval", "degress")
 #: The measure the adjacent ranks are tested on.
 TESTED_MEASURE = "perseval"
+#: The PerSEval options with a ``--NAME`` flag: its type, default, range and help from :class:`PersevalParams`.
+FLAGGED_OPTIONS: tuple[str, ...] = ("beta", "bootstrap", "seed")
+#: The flags' defaults where they differ from the params' (a leaderboard's intervals; the seed of every draw).
+CLI_DEFAULTS: dict[str, Any] = {"bootstrap": LEADERBOARD_BOOTSTRAP, "seed": 0}
 
 
 @dataclass(frozen=True)
@@ -126,33 +119,28 @@ class DistanceBoard:
 
     Attributes:
         distance: the distance name.
-        signature: the results' signature (the same for every model of this distance).
+        board: the library's leaderboard: the models ranked by PerSEval, the adjacent-rank tests and (``--baseline``)
+            every other model against the baseline on per-document PerSEval.
         rows: leaderboard rows (:data:`LEADERBOARD_COLUMNS`) in rank order.
-        comparisons: ``(model, next model, test)`` for each pair of adjacent ranks.
         stability: one row per (measure, fraction): ε-Spearman and ε-Kendall.
         stability_summary: one row per measure: the least stable model's bias and variance.
         micro: one row per scored summary of every model.
         disagreement: the rank-disagreement line (DEGRESS vs PerSEval).
-        baseline_tests: ``--baseline``: ``{model: test}`` of every other model against the baseline on per-document
-            PerSEval, in rank order (empty without one).
     """
 
     distance: str
-    signature: str
+    board: Leaderboard
     rows: list[dict[str, Any]]
-    comparisons: list[tuple[str, str, PairedTest]]
     stability: list[dict[str, Any]]
     stability_summary: list[dict[str, Any]]
     micro: list[dict[str, Any]]
     disagreement: str
-    baseline_tests: dict[str, PairedTest] = field(default_factory=dict)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """DIR, ``--out``, models, distances and the scoring options."""
+    """DIR, ``--out``, models, distances (the registry) and the scoring options (:data:`FLAGGED_OPTIONS`)."""
     from persona_metrics.datasets.pens import BASELINES
     from persona_metrics.distances import DISTANCES
-    from persona_metrics.personalization import DEFAULT_BETA
 
     parser.add_argument("pens_dir", type=Path, metavar="DIR", help="folder with news.tsv and personalized_test.tsv")
     parser.add_argument("--out", type=Path, default=None, help="write the leaderboard files and the plot here")
@@ -165,17 +153,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help=f"built-in baselines to rank (default: all of {', '.join(BASELINES)})",
     )
+    default = DistanceChoice.default("distance")
     parser.add_argument(
         "--distance",
         nargs="+",
-        default=["rougeL"],
-        choices=DISTANCES,
+        default=[default],
+        choices=DISTANCES,  # the registry as it is when the command runs
         metavar="NAME",
-        help=f"one or more of {', '.join(DISTANCES)} (default: rougeL)",
+        help=f"one or more of {', '.join(DISTANCES)} (default: {default})",
     )
-    parser.add_argument("--beta", type=float, default=DEFAULT_BETA, help="EDP slope (default %(default)s)")
-    parser.add_argument("--bootstrap", type=int, default=1000, help="document resamples for the intervals")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap, significance and subsampling seed")
+    for name in FLAGGED_OPTIONS:
+        _params_option(parser, name, "; also of the rank-stability subsamples" if name == "seed" else "")
     add_significance_argument(parser, "--seed")
     parser.add_argument("--plot", action=argparse.BooleanOptionalAction, default=True, help="write leaderboard.png")
     add_baseline_arguments(
@@ -185,6 +173,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--significance-resamples resamples, seeded by --seed",
     )
     add_shard_arguments(parser, "the articles a stable hash of the news id assigns to it")
+
+
+def _params_option(parser: argparse.ArgumentParser, name: str, also: str) -> None:
+    """``--NAME`` for the PerSEval option ``name``: its type, default, range and help from :class:`PersevalParams`.
+
+    The range is shown in the help and checked when the params are built, with the library's message.
+    """
+    spec = PersevalParams.spec(name)
+    default = CLI_DEFAULTS.get(name, PersevalParams.default(name))
+    allowed = f"; {spec.allowed()}" if spec.interval is not None else ""
+    parser.add_argument(
+        f"--{name}",
+        type=int if spec.integer else type(default),
+        default=default,
+        help=f"{spec.help}{also} (default {default:g}{allowed})".replace("%", "%%"),
+    )
+
+
+def scoring_params(args: Any) -> PersevalParams:
+    """The :class:`PersevalParams` of the flagged options (a bad value: the library's ``ValueError``, named)."""
+    return PersevalParams(**{name: getattr(args, name) for name in FLAGGED_OPTIONS})
 
 
 def load_models(ds: Dataset, baselines: Sequence[str], files: Sequence[Path]) -> dict[str, list[str]]:
@@ -201,42 +210,9 @@ def load_models(ds: Dataset, baselines: Sequence[str], files: Sequence[Path]) ->
 
 
 # --- tables of one distance -------------------------------------------------------------------------------
-def stability_rows(distance: str, measure: str, st: Stability, signature: str = "") -> list[dict[str, Any]]:
-    """One row per subsample fraction: ε-Spearman and ε-Kendall (the fraction-dependent statistics)."""
-    return [
-        {
-            "distance": distance,
-            "measure": measure,
-            "fraction": f,
-            "epsilon_spearman": float(st.epsilon_spearman[i]),
-            "epsilon_kendall": float(st.epsilon_kendall[i]),
-            "signature": signature,
-        }
-        for i, f in enumerate(st.fractions)
-    ]
-
-
-def stability_summary_row(distance: str, measure: str, st: Stability, signature: str = "") -> dict[str, Any]:
-    """The fraction-independent statistics, once: :attr:`Stability.max_bias` and :attr:`Stability.max_variance`.
-
-    Both are the least stable model's (largest over models) std and variance of the full-data score and the four
-    fraction means.
-    """
-    return {
-        "distance": distance,
-        "measure": measure,
-        "max_bias": st.max_bias,
-        "max_variance": st.max_variance,
-        "signature": signature,
-    }
-
-
-def _disagreement_line(distance: str, results: Mapping[str, PersonalizationResult]) -> str:
+def _disagreement_line(distance: str, board: Leaderboard) -> str:
     """Kendall τ between the DEGRESS and PerSEval rankings, and the pairs they order differently."""
-    from persona_metrics.personalization.stability import rank_disagreement
-
-    names = list(results)
-    tau, flipped = rank_disagreement(names, [results[n].degress for n in names], [results[n].perseval for n in names])
+    tau, flipped = board.rank_disagreement()
     pairs = ", ".join(f"{x} > {y} by DEGRESS" for x, y in flipped) or "none"
     return (
         f"Rank agreement DEGRESS vs PerSEval ({distance}): Kendall tau {format_score(tau)}; "
@@ -244,62 +220,24 @@ def _disagreement_line(distance: str, results: Mapping[str, PersonalizationResul
     )
 
 
-def adjacent_tests(
-    ranked: Sequence[str], results: Mapping[str, PersonalizationResult], resamples: int, seed: int
-) -> list[tuple[str, str, PairedTest]]:
-    """The paired permutation test on per-document PerSEval of each model against the next-ranked one.
-
-    ``resamples`` 0 means no test (an empty list).
-    """
-    from persona_metrics.personalization.comparison import compare_personalization
-
-    if not resamples:
-        return []
-    return [
-        (a, b, compare_personalization(results[a], results[b], TESTED_MEASURE, n_resamples=resamples, seed=seed))
-        for a, b in itertools.pairwise(ranked)
-    ]
-
-
-def baseline_tests(
-    ranked: Sequence[str], results: Mapping[str, PersonalizationResult], baseline: Baseline, resamples: int, seed: int
-) -> dict[str, PairedTest]:
-    """``{model: test}``: the library's paired test of each other model against ``baseline``, per-document PerSEval."""
-    from persona_metrics.personalization.comparison import compare_personalization
-
-    base = results[baseline.system]
-    return {
-        name: compare_personalization(
-            results[name], base, TESTED_MEASURE, method=baseline.method, n_resamples=resamples, seed=seed
-        )
-        for name in ranked
-        if name != baseline.system
-    }
-
-
-def leaderboard_rows(
-    distance: str,
-    ranked: Sequence[str],
-    results: Mapping[str, PersonalizationResult],
-    comparisons: Sequence[tuple[str, str, PairedTest]],
-    baseline: tuple[Baseline, Mapping[str, PairedTest]] | None = None,
-) -> list[dict[str, Any]]:
+def leaderboard_rows(distance: str, board: Leaderboard) -> list[dict[str, Any]]:
     """One row per model in rank order, every column of :data:`LEADERBOARD_COLUMNS` (``None`` where absent).
 
-    With ``baseline`` (the request and its tests), the :data:`BASELINE_COLUMNS` come before ``signature``.
+    With a baseline, the :data:`BASELINE_COLUMNS` come before ``signature``.
     """
-    tests = {a: (b, test) for a, b, test in comparisons}
-    columns = LEADERBOARD_COLUMNS if baseline is None else (*LEADERBOARD_COLUMNS[:-1], *BASELINE_COLUMNS, "signature")
+    columns = LEADERBOARD_COLUMNS
+    if board.baseline is not None:
+        columns = (*LEADERBOARD_COLUMNS[:-1], *BASELINE_COLUMNS, "signature")
     rows = []
-    for rank, name in enumerate(ranked, start=1):
+    for rank, (name, result) in enumerate(board.board, start=1):
         row: dict[str, Any] = dict.fromkeys(columns)
         row.update(distance=distance, rank=rank, model=name)
-        row.update(results[name].as_dict(keys=SYSTEM_KEYS, signature=True))
-        if name in tests:
-            row["next_model"], row["p_vs_next"] = tests[name][0], tests[name][1].p_value
-        if baseline is not None:
-            request, against = baseline
-            row.update(baseline_fields(request.system, TESTED_MEASURE, request.method, against.get(name)))
+        row.update(result.as_dict(keys=SYSTEM_KEYS, signature=True))
+        if name in board.next_tests:
+            row["next_model"], row["p_vs_next"] = board.next_tests[name][0], board.next_tests[name][1].p_value
+        if board.baseline is not None:
+            test = board.baseline_tests.get(name)
+            row.update(baseline_fields(board.baseline, board.measure, board.method, test))
         rows.append(row)
     return rows
 
@@ -309,70 +247,27 @@ def _baseline(args: Any) -> Baseline | None:
     return baseline_request(args) if getattr(args, "baseline", None) is not None else None
 
 
-def micro_rows(
-    distance: str, results: Mapping[str, PersonalizationResult], ids: Mapping[str, Sequence[str]]
-) -> list[dict[str, Any]]:
-    """One row per (model, scored summary): the ids and the per-summary values (:data:`PER_SUMMARY_KEYS`)."""
-    rows = []
-    for name, result in results.items():
-        values = {key: result.per_summary(key) for key in PER_SUMMARY_KEYS}
-        for i, perseval in enumerate(values["perseval"]):
-            if perseval is None:  # an item of a single-reference article: not scored
-                continue
-            row: dict[str, Any] = {"distance": distance, "model": name, "item": i}
-            row.update({column: values_[i] for column, values_ in ids.items()})
-            row.update({key: values[key][i] for key in PER_SUMMARY_KEYS})
-            row["signature"] = result.signature
-            rows.append(row)
-    return rows
-
-
-def score_distance(
-    ds: Dataset, models: Mapping[str, Sequence[str]], distance: str, args: argparse.Namespace
-) -> DistanceBoard:
-    """Score every model with one distance and build that distance's tables."""
-    from persona_metrics.personalization import PersonalizationScorer
-
-    scorer = PersonalizationScorer(ds["reference"], ds["document"], ds["news_id"], distance=distance)
-    results = {
-        name: scorer.score(preds, beta=args.beta, bootstrap=args.bootstrap, seed=args.seed)
-        for name, preds in progress_bar(models.items(), desc=f"pens: scoring ({distance})")
-    }
-    ids = {"user_id": list(ds["user_id"]), "news_id": list(ds["news_id"])}
-    return distance_board(distance, results, ids, args)
-
-
 def distance_board(
     distance: str, results: Mapping[str, PersonalizationResult], ids: Mapping[str, Sequence[str]], args: Any
 ) -> DistanceBoard:
     """One distance's tables from its scored (or merged) results; ``args`` gives the seed and the test's resamples."""
-    import numpy as np
+    from persona_metrics.personalization.leaderboard import rank_systems
 
-    from persona_metrics.personalization.stability import stability
-
-    ranked = sorted(results, key=lambda name: -results[name].perseval)
-    signature = results[ranked[0]].signature
-    comparisons = adjacent_tests(ranked, results, args.significance_resamples, args.seed)
     baseline = _baseline(args)
-    against: dict[str, PairedTest] = {}
-    if baseline is not None:
-        against = baseline_tests(ranked, results, baseline, args.significance_resamples, args.seed)
+    board = rank_systems(results, TESTED_MEASURE, args.significance_resamples, args.seed, *(baseline or ()))
     stab, summary = [], []
     for measure in STABILITY_MEASURES:
-        per_document = np.array([list(r.per_document(measure).values()) for r in results.values()])
-        st = stability(per_document, seed=args.seed)
-        stab += stability_rows(distance, measure, st, signature)
-        summary.append(stability_summary_row(distance, measure, st, signature))
+        st = board.stability(measure, args.seed)
+        stab += stability_rows(distance, measure, st, board.signature)
+        summary.append(stability_summary_row(distance, measure, st, board.signature))
     return DistanceBoard(
         distance=distance,
-        signature=signature,
-        rows=leaderboard_rows(distance, ranked, results, comparisons, baseline and (baseline, against)),
-        comparisons=comparisons,
+        board=board,
+        rows=leaderboard_rows(distance, board),
         stability=stab,
         stability_summary=summary,
-        micro=micro_rows(distance, results, ids),
-        disagreement=_disagreement_line(distance, results),
-        baseline_tests=against,
+        micro=per_summary_rows(results, ids, "model", distance=distance),
+        disagreement=_disagreement_line(distance, board),
     )
 
 
@@ -401,7 +296,7 @@ def _significance_lines(boards: Sequence[DistanceBoard], resamples: int, seed: i
     """The adjacent-rank tests, one line per pair, under a heading that says which test."""
     if not resamples:
         return ["Adjacent ranks: no significance test (--significance-resamples 0)."]
-    tests = [test for board in boards for _a, _b, test in board.comparisons]
+    tests = [test for board in boards for _b, test in board.board.next_tests.values()]
     if not tests:
         return []
     if tests[0].exact:
@@ -419,7 +314,7 @@ def _significance_lines(boards: Sequence[DistanceBoard], resamples: int, seed: i
     for board in boards:
         lines += [
             f"- {board.distance}: {comparison_text(a, b, test.difference, test.p_value, 'PerSEval')}"
-            for a, b, test in board.comparisons
+            for a, (b, test) in board.board.next_tests.items()
         ]
     return lines
 
@@ -428,12 +323,12 @@ def _baseline_lines(boards: Sequence[DistanceBoard], baseline: Baseline | None) 
     """The ``--baseline`` comparisons, one line per (distance, model), under a line that says which test."""
     if baseline is None:
         return []
-    first = next(test for board in boards for test in board.baseline_tests.values())
+    first = next(test for board in boards for test in board.board.baseline_tests.values())
     lines = ["## " + baseline_heading(baseline.system, first, "PerSEval", "document").removesuffix(":"), ""]
     for board in boards:
         lines += [
             f"- {board.distance}: {baseline_line(name, baseline.system, test, 'PerSEval')}"
-            for name, test in board.baseline_tests.items()
+            for name, test in board.board.baseline_tests.items()
         ]
     return [*lines, ""]
 
@@ -460,7 +355,7 @@ def stability_markdown(boards: Sequence[DistanceBoard]) -> str:
 
 def signature_lines(boards: Sequence[DistanceBoard]) -> list[str]:
     """``signature (rougeL): ...``, one line per distance."""
-    return [f"signature ({b.distance}): {b.signature}" for b in boards]
+    return [f"signature ({b.distance}): {b.board.signature}" for b in boards]
 
 
 def wrap_signature(line: str, width: int) -> list[str]:
@@ -542,10 +437,10 @@ def _draw_panel(ax: Any, board: DistanceBoard, dataset: str, beta: float) -> Non
     ax.set_xlabel("score (log scale); label: model (PerSEval)")
     ax.set_title(f"{dataset} · {board.distance} · β = {beta:g}", fontsize="medium")
     ax.grid(axis="x", which="major", alpha=0.3)
-    if board.comparisons:
+    if board.board.next_tests:
         ax.annotate("p vs next", xy=(1.0, -0.5), xycoords=("axes fraction", "data"), xytext=(4, 2),
                     textcoords="offset points", va="bottom", fontsize="small", color="0.3")  # fmt: skip
-    for k, (_a, _b, test) in enumerate(board.comparisons):
+    for k, (_b, test) in enumerate(board.board.next_tests.values()):
         ax.annotate(
             f"p = {format_score(test.p_value)}",
             xy=(1.0, k + 0.5),
@@ -606,8 +501,6 @@ def report_header(pens_dir: object, num_rows: int, beta: float) -> str:
 
 def pens_states(ds: Dataset, models: Mapping[str, Sequence[str]], args: argparse.Namespace) -> str:
     """The states file of shard ``args.shard`` (``I/N``): every distance's per-article states of every model."""
-    from collections import Counter
-
     from persona_metrics.integrations.states import (
         board_entry,
         digest,
@@ -617,26 +510,21 @@ def pens_states(ds: Dataset, models: Mapping[str, Sequence[str]], args: argparse
         shard_items,
         states_text,
     )
-    from persona_metrics.personalization import PersevalParams, PersonalizationScorer, resolve_distance
+    from persona_metrics.personalization import resolve_distance
+    from persona_metrics.personalization.leaderboard import score_shard
     from persona_metrics.personalization.scorer import result_signature
 
     shard = parse_shard(args.shard)
     keys = [str(k) for k in ds["news_id"]]
-    counts = Counter(keys)
     rows = shard_items(keys, *shard)
-    scored = [i for i in rows if counts[keys[i]] >= 2]
-    lines = [excluded_line(keys[i], [i]) for i in rows if counts[keys[i]] < 2]
-    params = PersevalParams(beta=args.beta, bootstrap=args.bootstrap, seed=args.seed)
-    boards = {}
+    params = scoring_params(args)
+    boards, scored_lines = {}, []
     refs, docs = list(ds["reference"]), list(ds["document"])
     for dist in args.distance:
         boards[dist] = board_entry(result_signature(resolve_distance(dist), params), params)
-        if scored:
-            scorer = PersonalizationScorer([refs[i] for i in scored], [docs[i] for i in scored],
-                                           [keys[i] for i in scored], distance=dist)  # fmt: skip
-            for name, preds in models.items():
-                result = scorer.score([preds[i] for i in scored], params=params)
-                lines += [document_line(dist, name, doc, scored) for doc in result.documents]
+        alone, scored, results = score_shard(refs, docs, keys, models, rows, params, distance=dist)
+        scored_lines += [document_line(dist, name, doc, scored) for name, r in results.items() for doc in r.documents]
+    lines = [excluded_line(keys[i], [i]) for i in alone] + scored_lines
     files = [Path(args.pens_dir) / "news.tsv", Path(args.pens_dir) / "personalized_test.tsv", *args.predictions]
     header = {
         "command": NAME, "metric": "perseval", "input": str(args.pens_dir),
@@ -659,6 +547,8 @@ def merged_report(merged: Any) -> tuple[str, list[dict[str, Any]]]:
 def run(args: argparse.Namespace) -> int:
     """Score, rank, test, write the files (with ``--out``) and print the report."""
     from persona_metrics.datasets.pens import load_pens
+    from persona_metrics.personalization import PersonalizationScorer
+    from persona_metrics.personalization.leaderboard import score_systems
 
     check_resamples_option(args.significance_resamples, "--significance-resamples")
     inputs = [Path(args.pens_dir) / "news.tsv", Path(args.pens_dir) / "personalized_test.tsv", *args.predictions]
@@ -684,10 +574,12 @@ def run(args: argparse.Namespace) -> int:
         with input_errors():
             write_text(args.states, pens_states(ds, models, args))
         return 0
-    boards = []
-    for dist in args.distance:
+    boards, ids = [], {"user_id": list(ds["user_id"]), "news_id": list(ds["news_id"])}
+    for dist in args.distance:  # every model scored on one scorer per distance
         with input_errors():
-            boards.append(score_distance(ds, models, dist, args))
+            scorer = PersonalizationScorer(ds["reference"], ds["document"], ds["news_id"], distance=dist)
+            results = score_systems(scorer, models, scoring_params(args), desc=f"pens: scoring ({dist})")
+            boards.append(distance_board(dist, results, ids, args))
     header = report_header(args.pens_dir, ds.num_rows, args.beta)
     report = leaderboard_markdown(boards, header, args)
     if args.out is not None:
