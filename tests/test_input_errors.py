@@ -209,7 +209,7 @@ def test_cnndm_parquet_names_the_row_and_field(tmp_path) -> None:
 
 
 def test_judge_results_file_names_a_bad_byte(tmp_path) -> None:
-    from persona_metrics.summary_eval.judge import ResultsLog
+    from persona_metrics.summary_eval.results_log import ResultsLog
 
     path = tmp_path / "judged.jsonl"
     path.write_bytes(b'{"key": "a"}\n{"key": "\xff"}\n')

@@ -29,7 +29,8 @@ from judge_server import judge_content, serve
 from persona_metrics import PersonaMetricsWarning
 from persona_metrics.cli import main
 from persona_metrics.summary_eval import Judge, JudgeError, JudgeOptions
-from persona_metrics.summary_eval.judge import JudgeCache, ResultsLog
+from persona_metrics.summary_eval.judge_cache import JudgeCache
+from persona_metrics.summary_eval.results_log import ResultsLog
 
 SUMMARIES = ["Quarry Steel raised its dividend.", "Harlow Foods will close bakeries.", "The museum drew more visitors."]
 SOURCES = [

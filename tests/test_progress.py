@@ -222,7 +222,7 @@ def test_a_warning_through_an_evaluate_module_points_at_the_callers_line() -> No
 
 
 def test_a_judge_cache_warning_points_at_the_callers_line(tmp_path: Path) -> None:
-    from persona_metrics.summary_eval.judge import JudgeCache
+    from persona_metrics.summary_eval.judge_cache import JudgeCache
 
     (tmp_path / "abc.json").write_text("{not json")
     with pytest.warns(PersonaMetricsWarning, match="unreadable judge cache entry") as record:

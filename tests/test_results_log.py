@@ -70,7 +70,8 @@ def judge_again(server: JudgeServer, out: Path, pairs: list[tuple[str, str]]) ->
     """What a rerun with ``--out out`` does for the judge, at the library level: ``ResultsLog(out).answers()`` as
     the judge's ``known_answers``, then every pair the command judged (one per line of the clean file) judged by a
     ``Judge`` on ``server``. Its verdicts, the digests it asked for and the warnings."""
-    from persona_metrics.summary_eval.judge import Judge, ResultsLog
+    from persona_metrics.summary_eval.judge import Judge
+    from persona_metrics.summary_eval.results_log import ResultsLog
 
     before = len(server.requests)
     with warnings.catch_warnings(record=True) as caught:
@@ -178,7 +179,7 @@ def test_lines_without_a_check_are_judged_again_with_a_warning(judged, tmp_path:
     """A results file written before the checks (no ``check`` field): nothing in it is reused, every item is asked
     again, the warning says why and names the first five lines; the lines appended as the items are judged again
     (as the command appends them) pass their checks and hold the clean run's verdicts."""
-    from persona_metrics.summary_eval.judge import ResultsLog
+    from persona_metrics.summary_eval.results_log import ResultsLog
 
     server, _, clean, lines, _, pairs = judged
     old = [json.dumps({k: v for k, v in json.loads(line).items() if k != "check"}) for line in lines]
@@ -226,7 +227,7 @@ def test_a_resealed_score_that_is_not_its_raw_answers_is_judged_again(judged, tm
 def test_a_damaged_file_never_crashes_and_reuses_only_intact_lines(tmp_path: Path) -> None:
     """ResultsLog.answers on garbage, a JSON array, a line with a broken check and blank lines: one warning naming
     each (FILE:LINE), the intact line's answer only, no exception."""
-    from persona_metrics.summary_eval.judge import ResultsLog
+    from persona_metrics.summary_eval.results_log import ResultsLog
 
     answer = {"content": json.dumps({"score": 2, "rationale": "r"}), "logprobs": None, "format": "json_schema"}
     good = {"status": "json", "accuracy": 2 / 3, "score": 2, "rationale": "r", "cached": False, "key": "k1"}
@@ -253,7 +254,7 @@ def test_states_files_and_results_files_share_one_line_check(tmp_path: Path) -> 
 
     from persona_metrics import line_checks
     from persona_metrics.integrations.states import END, seal
-    from persona_metrics.summary_eval.judge import ResultsLog
+    from persona_metrics.summary_eval.results_log import ResultsLog
 
     assert doctest.testmod(line_checks).failed == 0
     body = json.dumps(END)

@@ -161,7 +161,7 @@ def test_a_full_disk_on_the_centroid_cache(private_cache: Path, monkeypatch: pyt
 
 
 def test_a_full_disk_on_the_judge_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from persona_metrics.summary_eval.judge import write_json
+    from persona_metrics.summary_eval.judge_cache import write_json
 
     _full_disk_on_write(monkeypatch)
     path = tmp_path / "judge" / "abc.json"

@@ -24,7 +24,8 @@ from persona_metrics.summary_eval import (
     score_summary_eval,
 )
 from persona_metrics.summary_eval import formulas as F
-from persona_metrics.summary_eval.judge import JudgeCache, weighted_score
+from persona_metrics.summary_eval.judge import weighted_score
+from persona_metrics.summary_eval.judge_cache import JudgeCache
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "summary_eval_original.json").read_text(encoding="utf-8"))
 COMPONENTS = {
@@ -482,7 +483,7 @@ def test_on_verdict_reports_every_position_and_a_failure_stops_the_rest(monkeypa
 
 def test_results_log_resumes_without_a_cache(tmp_path: Path) -> None:
     """Answers read back from a results file are used instead of calls; invalid ones are asked again."""
-    from persona_metrics.summary_eval.judge import ResultsLog
+    from persona_metrics.summary_eval.results_log import ResultsLog
 
     log = ResultsLog(tmp_path / "out" / "results.jsonl")
     server = Server((200, completion('{"score": 2, "rationale": "r"}')), (200, completion("prose")))

@@ -21,7 +21,8 @@ from judge_server import completion, serve
 import persona_metrics
 from persona_metrics.commands import cnndm
 from persona_metrics.summary_eval import RUBRICS, JudgeOptions, SummaryEvalParams, score_summary_eval
-from persona_metrics.summary_eval.judge import ANSWER_SCHEMA, Judge, ResultsLog
+from persona_metrics.summary_eval.judge import ANSWER_SCHEMA, Judge
+from persona_metrics.summary_eval.results_log import ResultsLog
 from persona_metrics.summary_eval.rubrics import ACCURACY, DEFAULT_RUBRIC, JudgePrompt, Rubric, get_rubric
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -32,7 +32,9 @@ from persona_metrics.commands.output import (
     render_rows,
     write_text,
 )
-from persona_metrics.summary_eval.judge import JudgeError, OnVerdict, ResultsLog, Verdict
+from persona_metrics.summary_eval.judge import OnVerdict, Verdict
+from persona_metrics.summary_eval.judge_client import JudgeError
+from persona_metrics.summary_eval.results_log import ResultsLog
 from persona_metrics.summary_eval.rubrics import get_rubric
 from persona_metrics.summary_eval.scorer import NO_JUDGE_NOTE
 

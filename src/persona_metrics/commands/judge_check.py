@@ -24,7 +24,7 @@ from persona_metrics.summary_eval.calibration import (
     load_cases,
     verdict_path,
 )
-from persona_metrics.summary_eval.judge import JudgeError
+from persona_metrics.summary_eval.judge_client import JudgeError
 
 NAME = "judge-check"
 HELP = "check that a judge scores faithful summaries above their one-false-fact copies (a cached verdict)"

@@ -103,7 +103,8 @@ def make_judge(args: argparse.Namespace, known_answers: dict[str, dict[str, Any]
         ValueError: no key in the named variable for a server that is not on this machine (the option named),
             or a bad judge option.
     """
-    from persona_metrics.summary_eval.judge import Judge, default_cache_dir
+    from persona_metrics.summary_eval.judge import Judge
+    from persona_metrics.summary_eval.judge_cache import default_cache_dir
 
     if args.model is None:
         return None

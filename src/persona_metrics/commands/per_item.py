@@ -143,7 +143,7 @@ def score_rows(
     """
     from persona_metrics.commands.judge_options import judge_failure
     from persona_metrics.datasets.jsonl import located_errors
-    from persona_metrics.summary_eval.judge import JudgeError
+    from persona_metrics.summary_eval.judge_client import JudgeError
 
     lines = [items.lines[i] for i in rows]
     try:

@@ -15,7 +15,8 @@ A port of oshea00/summaryeval @ cd0cb51 (MIT); ``overall = 0.6Â·accuracy + 0.25Â
 
 from persona_metrics.summary_eval.calibration import CalibrationResult, check_judge, load_cases
 from persona_metrics.summary_eval.formulas import DEFAULT_WEIGHTS, aggregate, overall_score
-from persona_metrics.summary_eval.judge import Judge, JudgeError, Verdict
+from persona_metrics.summary_eval.judge import Judge, Verdict
+from persona_metrics.summary_eval.judge_client import JudgeError
 from persona_metrics.summary_eval.params import JudgeOptions, SummaryEvalParams
 from persona_metrics.summary_eval.rubrics import DEFAULT_PROMPT, RUBRICS, JudgePrompt, Rubric, parse_answer
 from persona_metrics.summary_eval.scorer import NO_JUDGE_NOTE, SummaryEvalResult, SummaryEvalScorer, score_summary_eval

@@ -33,14 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from persona_metrics.signature import __version__
-from persona_metrics.summary_eval.judge import (
-    Judge,
-    JudgeCache,
-    Verdict,
-    default_cache_dir,
-    read_json,
-    write_json,
-)
+from persona_metrics.summary_eval.judge import Judge, Verdict
+from persona_metrics.summary_eval.judge_cache import JudgeCache, default_cache_dir, read_json, write_json
 from persona_metrics.warning import warn
 
 #: The kinds of injected false fact.

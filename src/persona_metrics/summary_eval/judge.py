@@ -15,6 +15,11 @@ them, so no text can close a marker, and placeholders are filled in one pass, so
 placeholder. Credentials in ``base_url`` (user-info, query values) never reach a signature, a cache key, a log
 record or an error message: :func:`~persona_metrics.summary_eval.redaction.redact` is applied to all of them.
 
+This module holds :class:`Judge` and its :class:`Verdict`. The server calls and the format fallback are in
+:mod:`~persona_metrics.summary_eval.judge_client`, the answer cache in
+:mod:`~persona_metrics.summary_eval.judge_cache` and the results file (``--out``) in
+:mod:`~persona_metrics.summary_eval.results_log`.
+
 >>> judge = Judge("gpt-4o", base_url="http://alice:pw@127.0.0.1:8080/v1", api_key="none")
 >>> judge.rubric.name, judge.host, judge.where
 ('accuracy', '127.0.0.1:8080', 'http://***@127.0.0.1:8080/v1')
@@ -22,41 +27,26 @@ record or an error message: :func:`~persona_metrics.summary_eval.redaction.redac
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import math
-import os
-import re
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO, Any, TypeGuard
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from typing import Any
 
-from persona_metrics.extras import require
-from persona_metrics.line_checks import checked_line, line_fault
 from persona_metrics.progress import progress_bar
-from persona_metrics.resources import CACHE_ENV, cache_dir, cache_writes, replace_file
 from persona_metrics.signature import Signature
-from persona_metrics.summary_eval.params import (
-    API_KEY_ENV,
-    RESPONSE_FORMATS,
-    SCORINGS,
-    JudgeOptions,
-    resolve,
-)
-from persona_metrics.summary_eval.redaction import REDACTED, redact, register_secrets
+from persona_metrics.summary_eval.judge_cache import JudgeCache, _is_valid_entry, default_cache_dir
+from persona_metrics.summary_eval.judge_client import FORMAT_FALLBACKS, JudgeClient, JudgeError
+from persona_metrics.summary_eval.params import API_KEY_ENV, RESPONSE_FORMATS, SCORINGS, JudgeOptions
+from persona_metrics.summary_eval.redaction import REDACTED, redact
+from persona_metrics.summary_eval.results_log import ResultsLog
 from persona_metrics.summary_eval.rubrics import (
     ACCURACY,
     DEFAULT_PROMPT,
     JudgePrompt,
     ParsedAnswer,
-    Rubric,
     boundary,
-    get_rubric,
     parse_answer,
     weighted_score,
 )
@@ -64,13 +54,6 @@ from persona_metrics.warning import warn
 
 logger = logging.getLogger(__name__)
 
-#: The formats tried, in order, for each ``response_format`` option.
-FORMAT_FALLBACKS: dict[str, tuple[str, ...]] = {
-    "auto": ("json_schema", "json_object", "none"),
-    "json_schema": ("json_schema", "none"),
-    "json_object": ("json_object", "none"),
-    "none": ("none",),
-}
 #: Verdict statuses: ``json`` (the answer followed the contract), ``invalid`` (it did not: no score) and
 #: ``empty-input`` (an empty summary or source: accuracy 0 without a call, as the original).
 STATUSES = ("json", "invalid", "empty-input")
@@ -78,13 +61,6 @@ STATUSES = ("json", "invalid", "empty-input")
 EMPTY_RATIONALE = "Empty summary or source text provided"
 #: JSON schema of the default (``accuracy``) rubric's answer (``Rubric.schema``).
 ANSWER_SCHEMA: dict[str, Any] = ACCURACY.schema
-#: An error message that names the structured-output request: an HTTP 5xx saying so is the server refusing the
-#: format (llama-cpp-python answers ``json_schema`` with HTTP 500 "Input should be 'text' or 'json_object'"); any
-#: other 5xx is a transient server fault, retried by the SDK and never a reason to change the format.
-FORMAT_ERROR = re.compile(r"response_format|json_schema|json_object|schema|grammar", re.IGNORECASE)
-#: An error message about the prompt's length: an HTTP 400/422 saying so (OpenAI's ``context_length_exceeded``,
-#: llama.cpp's "exceeds the available context size") is not the server refusing the format.
-CONTEXT_ERROR = re.compile(r"context|too long|maximum.*tokens", re.IGNORECASE)
 #: The context window assumed when ``context_tokens`` is None and the server reports none: 128,000 tokens, the
 #: window of OpenAI's gpt-4o and gpt-4o-mini (a warning, never a cut, depends on it).
 DEFAULT_CONTEXT_TOKENS = 128_000
@@ -108,21 +84,6 @@ def estimate_tokens(messages: Sequence[Mapping[str, str]]) -> int:
     """
     size = sum(len(str(m.get("content", "")).encode("utf-8")) for m in messages)
     return math.ceil(size / BYTES_PER_TOKEN) + TOKENS_PER_MESSAGE * len(messages)
-
-
-def default_cache_dir() -> Path:
-    """The judge's answer cache under the library's cache directory: ``resources.cache_dir() / "judge"``."""
-    return cache_dir() / "judge"
-
-
-class JudgeError(RuntimeError):
-    """The judge could not be called or answered something unreadable; the message names the option or the fault.
-
-    The message is one line and holds no credential (:func:`redact`).
-    """
-
-    def __init__(self, message: str) -> None:
-        super().__init__(" ".join(redact(message).split()))
 
 
 @dataclass(frozen=True)
@@ -172,208 +133,11 @@ class Verdict:
         }
 
 
-def _is_entry(entry: object) -> TypeGuard[dict[str, Any]]:
-    """Whether ``entry`` has the shape of a stored answer (content a string, logprobs a list or None)."""
-    return (
-        isinstance(entry, dict)
-        and isinstance(entry.get("content"), str)
-        and isinstance(entry.get("logprobs"), list | type(None))
-    )
-
-
-def _is_valid_entry(entry: object, rubric: Rubric) -> TypeGuard[dict[str, Any]]:
-    """Whether ``entry`` is a stored answer that follows the contract of ``rubric``."""
-    return _is_entry(entry) and rubric.parse(entry["content"]).status == "json"
-
-
-class JudgeCache:
-    """An on-disk exact-match cache of valid judge answers: one JSON file per request key.
-
-    Errors and invalid answers are never stored. Each file carries a SHA-256 digest over its key and answer,
-    checked on read with the key and the answer's shape: an entry that is unreadable, for another key, or edited
-    (a score changed by hand, say) is ignored with a warning and the call is made again.
-    """
-
-    def __init__(self, directory: str | Path) -> None:
-        self.directory = Path(directory).expanduser()
-
-    @staticmethod
-    def key(request: dict[str, Any]) -> str:
-        """sha256 of the canonical JSON of the request."""
-        return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-    @staticmethod
-    def _digest(entry: Mapping[str, Any]) -> str:
-        """sha256 of an entry's canonical JSON (key included, its digest left out)."""
-        return JudgeCache.key({k: v for k, v in entry.items() if k != "digest"})
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The stored answer of ``key``, or None."""
-        path = self.directory / f"{key}.json"
-        entry = read_json(path, "judge cache entry")
-        if entry is None:
-            return None
-        if not _is_entry(entry) or entry.get("key") != key:
-            warn(f"ignoring invalid judge cache entry {path}")
-            return None
-        if entry.get("digest") != self._digest(entry):
-            warn(f"ignoring judge cache entry {path}: it does not match its digest (edited or damaged)")
-            return None
-        return {k: v for k, v in entry.items() if k != "digest"}
-
-    def put(self, key: str, entry: dict[str, Any]) -> None:
-        """Store an answer with its digest atomically (write to a temporary file, then rename)."""
-        record = {**entry, "key": key}
-        record["digest"] = self._digest(record)
-        write_json(self.directory / f"{key}.json", record)
-
-
-def read_json(path: Path, what: str) -> Any:
-    """The JSON value in ``path``, or None: no such file, or (with a warning naming ``what``) unreadable or not JSON."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as err:
-        warn(f"ignoring unreadable {what} {path}: {err}")
-        return None
-
-
-def write_json(path: Path, record: Mapping[str, Any]) -> None:
-    """Write ``record`` as JSON to ``path`` atomically (a temporary file in its folder, created, then a rename).
-
-    Raises:
-        CacheWriteError: the folder cannot take the file (full disk, read-only, ...), named with the way out.
-    """
-    way_out = (
-        f"free space there, give the judge another cache_dir (--cache-dir; --no-cache for none) or set {CACHE_ENV} "
-        "to a folder with room"
-    )
-    with cache_writes(path, "the judge cache", way_out):
-        replace_file(path, json.dumps(record, ensure_ascii=False))
-
-
-#: How many ignored lines of a results file its warning names (``FILE:LINE`` and why); the rest are counted.
-SHOWN_IGNORED = 5
-
-
-class ResultsLog:
-    """A JSON-lines file of per-item judge results, one line appended and flushed as each item finishes.
-
-    A run killed at any moment leaves every finished line; :meth:`answers` reads the valid answers back (by
-    request key) so that a rerun asks only for the rest. Every line ends with a ``check`` over its text
-    (:mod:`persona_metrics.line_checks`; not over its number: a resumed run appends, and a line's place carries no
-    meaning). A line that fails it (edited by hand or damaged), is cut short (a killed run's last line), lacks it
-    (written by a version before the checks) or whose ``score`` is not what its raw answer says is not reused: its
-    item is judged again, and one warning names the first :data:`SHOWN_IGNORED` of them (``FILE:LINE`` and why). A
-    row already in the file is not written again (its ``cached`` flag aside); for an item written twice (an
-    invalid answer asked again) the last line is the current one.
-
-    Args:
-        path: the file (created with its folders; appended to when it exists).
-    """
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path).expanduser()
-        self._handle: IO[str] | None = None
-        self._written: set[str] = set()
-
-    @staticmethod
-    def _identity(row: Mapping[str, Any]) -> str:
-        return json.dumps({k: v for k, v in row.items() if k not in {"cached", "check"}}, sort_keys=True)
-
-    def answers(self, rubric: Rubric = ACCURACY) -> dict[str, dict[str, Any]]:
-        """The answers already written that are valid under ``rubric``, by request key (empty without the file).
-
-        Only lines that pass their ``check`` count, and only when the row's ``status`` and ``score`` are those its
-        raw answer gives under ``rubric`` (the judge derives the verdict from the raw answer again in any case); the
-        others are named in one warning and their items are judged again.
-
-        Raises:
-            ValueError: the file is not UTF-8 text (``FILE:LINE``): not a results file, so nothing is appended to it.
-        """
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
-            return {}
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as err:
-            number = data.count(b"\n", 0, err.start) + 1
-            raise ValueError(f"{self.path}:{number}: not UTF-8 text (byte {err.start} of the file)") from err
-        lines = text.split("\n")
-        found: dict[str, dict[str, Any]] = {}
-        ignored: list[tuple[int, str]] = []
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            row = self._row(line, rubric, cut=number == len(lines))  # the last line lacks its newline
-            if isinstance(row, str):
-                ignored.append((number, row))
-                continue
-            self._written.add(self._identity(row))
-            key, answer = row.get("key"), row.get("answer")
-            if isinstance(key, str) and _is_valid_entry(answer, rubric):
-                found[key] = answer
-        if ignored:
-            warn(self._ignored_warning(ignored))
-        return found
-
-    @staticmethod
-    def _row(line: str, rubric: Rubric, cut: bool) -> dict[str, Any] | str:
-        """The row of one line without its ``check``, or why the line is not reused."""
-        try:
-            row = json.loads(line)
-        except ValueError:
-            return "cut short (by a killed run?)" if cut else "that is not JSON (cut short, or damaged)"
-        if not isinstance(row, dict):
-            return "that is not a JSON object"
-        fault = line_fault(line)
-        if fault == "missing" and "check" not in row:
-            return "without a check (written by an older persona-metrics, or not by --out)"
-        if fault is not None:
-            return "that does not match its check (edited or damaged after it was written)"
-        row = {k: v for k, v in row.items() if k != "check"}
-        answer = row.get("answer")
-        if _is_valid_entry(answer, rubric):
-            score = rubric.parse(answer["content"]).score
-            if row.get("status") != "json" or type(row.get("score")) is not int or row["score"] != score:
-                return f"whose score {row.get('score')!r:.20} is not its raw answer's, {score}"
-        return row
-
-    def _ignored_warning(self, ignored: Sequence[tuple[int, str]]) -> str:
-        shown = "; ".join(f"{self.path}:{number}: skipping a line {why}" for number, why in ignored[:SHOWN_IGNORED])
-        more = f"; and {len(ignored) - SHOWN_IGNORED} more" if len(ignored) > SHOWN_IGNORED else ""
-        lines = "1 line" if len(ignored) == 1 else f"{len(ignored)} lines"
-        return f"{self.path}: {lines} not reused (an item without an intact line is judged again): {shown}{more}"
-
-    def append(self, row: Mapping[str, Any]) -> None:
-        """Write one result line with its ``check`` and flush it to the operating system (it survives a kill)."""
-        identity = self._identity(row)
-        if identity in self._written:
-            return
-        if self._handle is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            cut_short = self.path.exists() and self.path.stat().st_size and not self.path.read_bytes().endswith(b"\n")
-            self._handle = self.path.open("a", encoding="utf-8", newline="\n")
-            if cut_short:  # a line cut short by a kill: start on a fresh line
-                self._handle.write("\n")
-        self._handle.write(checked_line(row))
-        self._handle.flush()
-        self._written.add(identity)
-
-    def close(self) -> None:
-        """Close the file (appending again reopens it)."""
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
-
-
 #: Called with (position, verdict) as each item's verdict is ready.
 OnVerdict = Callable[[int, Verdict], None]
 
 
-class Judge:
+class Judge(JudgeClient):
     """An LLM judge of summaries behind the ``openai`` client, asking with a rubric of the registry.
 
     Args:
@@ -407,236 +171,6 @@ class Judge:
     Raises:
         TypeError, ValueError: a bad option (named); ValueError also when no API key is found.
     """
-
-    def __init__(
-        self,
-        model: str | None = None,
-        *,
-        options: JudgeOptions | None = None,
-        known_answers: Mapping[str, dict[str, Any]] | None = None,
-        client: Any = None,
-        http_client: Any = None,
-        **settings: Any,
-    ) -> None:
-        options = resolve(JudgeOptions, options, settings if model is None else {"model": model, **settings})
-        if options.model is None:
-            raise ValueError("model must be a non-empty model name (option model=, CLI -m/--model)")
-        require("the SummaryEval judge", "openai")
-        register_secrets(options.base_url, options.api_key)
-        #: The options (``response_format`` as given; the format sent now is :attr:`current_format`).
-        self.options = options
-        self.model: str = options.model
-        self.base_url = options.base_url
-        self.rubric = get_rubric(options.rubric)
-        self.prompt = options.prompt or self.rubric.prompt
-        self.cache = JudgeCache(options.cache_dir) if options.cache_dir is not None else None
-        self.known_answers = dict(known_answers or {})
-        self.fingerprints: set[str] = set()
-        self.served_models: set[str] = set()
-        self.formats_used: set[str] = set()
-        self._formats = list(FORMAT_FALLBACKS[options.response_format])
-        #: True once the server answered in the current format: from then on a 400/422/500 is a judge error, not
-        #: a rejected format, so every item of a run is asked in the same format whatever the order of calls.
-        self._settled = False
-        self._lock = threading.Lock()
-        #: The context window and where it came from, once known (:meth:`context_window`).
-        self._context: tuple[int, str] | None = None
-        self._client = client if client is not None else self._make_client(options.api_key, http_client)
-
-    def _make_client(self, api_key: str | None, http_client: Any) -> Any:
-        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
-        if not key:
-            raise ValueError(
-                f"no API key for the judge: set {API_KEY_ENV} or pass api_key= (CLI --api-key-env); "
-                "a local server without authentication accepts any string, e.g. api_key='none'"
-            )
-        register_secrets(None, key)
-        from openai import OpenAI
-
-        o = self.options
-        kwargs: dict[str, Any] = {"api_key": key, "timeout": o.timeout, "max_retries": o.max_retries}
-        if self.base_url is not None:  # the query goes to every request (the SDK would append paths after it)
-            parts = urlsplit(self.base_url)
-            kwargs["base_url"] = urlunsplit((*parts[:3], "", ""))
-            if parts.query:
-                kwargs["default_query"] = dict(parse_qsl(parts.query, keep_blank_values=True))
-        if http_client is not None:
-            kwargs["http_client"] = http_client
-        return OpenAI(**kwargs)
-
-    @property
-    def host(self) -> str:
-        """The judge's host and port, without credentials (``api.openai.com`` without ``base_url``)."""
-        url = self.base_url or str(getattr(self._client, "base_url", "https://api.openai.com/v1"))
-        netloc = urlsplit(url).netloc.rpartition("@")[2]
-        return redact(netloc or url)
-
-    @property
-    def where(self) -> str:
-        """The endpoint as shown in messages: the base URL without credentials, else the host."""
-        return redact(self.base_url) if self.base_url else self.host
-
-    @property
-    def current_format(self) -> str:
-        """The ``response_format`` sent now (the option, or what is left after the server rejected formats)."""
-        return self._formats[0]
-
-    def _base_request(self, summary: str, source: str) -> dict[str, Any]:
-        o = self.options
-        request: dict[str, Any] = {
-            "model": self.model,
-            "messages": self.prompt.messages(summary, source),
-            "temperature": o.temperature,
-            "max_tokens": o.max_tokens,
-        }
-        if o.seed is not None:
-            request["seed"] = o.seed
-        if o.scoring == "weighted":
-            request["logprobs"] = True
-            request["top_logprobs"] = o.top_logprobs
-        return request
-
-    def _request(self, summary: str, source: str, response_format: str) -> dict[str, Any]:
-        request = self._base_request(summary, source)
-        if response_format == "json_object":
-            request["response_format"] = {"type": "json_object", "schema": self.rubric.schema}
-        elif response_format == "json_schema":
-            request["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": self.rubric.name, "schema": self.rubric.schema, "strict": True},
-            }
-        return request
-
-    @property
-    def endpoint_digest(self) -> str:
-        """The SHA-256 of the endpoint's whole URL (the client's own when one was injected); holds no credential."""
-        url = self.base_url or str(getattr(self._client, "base_url", "https://api.openai.com/v1"))
-        return hashlib.sha256(url.encode("utf-8")).hexdigest()
-
-    def request_key(self, summary: str, source: str, response_format: str | None = None) -> str:
-        """The key of a pair's request (cache files, results files), with the format the request is sent in.
-
-        The format is concrete (``json_schema``, ``json_object`` or ``none``; default :attr:`current_format`), never
-        ``auto``: answers given in one format are never reused for a run that asks in another. The endpoint enters
-        as :attr:`endpoint_digest`: endpoints that differ only in a query value or a credential never share answers,
-        and the key, a digest, holds no credential in clear.
-        """
-        return self._key(summary, source, response_format or self.current_format)
-
-    def _key(self, summary: str, source: str, response_format: str) -> str:
-        request = self._base_request(summary, source)
-        return JudgeCache.key(
-            {"base_url": self.endpoint_digest, "prompt": self.prompt.version, "format": response_format, **request}
-        )
-
-    def _call(self, request: dict[str, Any]) -> dict[str, Any]:
-        """One request; every failure but a rejected request (400/422/500, for the format fallback) is a JudgeError."""
-        import openai
-
-        try:
-            response = self._client.chat.completions.create(**request)
-        except (openai.BadRequestError, openai.UnprocessableEntityError, openai.InternalServerError):
-            raise
-        except openai.AuthenticationError as err:
-            raise JudgeError(
-                f"the judge at {self.host} rejected the API key (HTTP 401): check api_key= / {API_KEY_ENV}"
-            ) from err
-        except openai.PermissionDeniedError as err:
-            raise JudgeError(
-                f"the judge at {self.host} denied access to model {self.model!r} (HTTP 403): check api_key= / model="
-            ) from err
-        except openai.RateLimitError as err:
-            code = getattr(err, "code", None) or ""
-            what = (
-                "quota exhausted (insufficient_quota)" if "quota" in str(code) + str(err) else "rate limited (HTTP 429)"
-            )
-            raise JudgeError(
-                f"the judge at {self.host} is {what} after {self.options.max_retries} retries: "
-                "check the account's billing, or raise max_retries= / lower concurrency="
-            ) from err
-        except openai.APITimeoutError as err:
-            raise JudgeError(
-                f"the judge at {self.host} did not answer within timeout={self.options.timeout:g} s after "
-                f"{self.options.max_retries} retries: raise timeout= (CLI --timeout); a server that answers one "
-                "request at a time also needs concurrency=1 (CLI --concurrency 1)"
-            ) from err
-        except openai.APIConnectionError as err:
-            raise JudgeError(f"cannot reach the judge at {self.where}: check base_url= ({err})") from err
-        except openai.APIStatusError as err:
-            raise JudgeError(
-                f"the judge at {self.host} answered HTTP {err.status_code} for model {self.model!r}: {err}"
-            ) from err
-        except (openai.APIError, ValueError) as err:  # ValueError: a body cut short (JSONDecodeError)
-            raise JudgeError(
-                f"the judge at {self.host} sent a malformed response (not a chat completion: "
-                f"{type(err).__name__}: {str(err)[:200]})"
-            ) from err
-        return self._answer(response)
-
-    def _answer(self, response: Any) -> dict[str, Any]:
-        """The stored form of a response, checked: a text body, no choices or no message is a JudgeError."""
-        if isinstance(response, str | bytes):
-            raise JudgeError(
-                f"the judge at {self.host} sent a response body that is not JSON ({str(response)[:100]!r}): "
-                "is base_url= an OpenAI-compatible endpoint (ending in /v1)?"
-            )
-        choices = getattr(response, "choices", None)
-        if not isinstance(choices, list) or not choices:
-            raise JudgeError(f"the judge at {self.host} sent a response without choices ('choices' missing or empty)")
-        message = getattr(choices[0], "message", None)
-        content = getattr(message, "content", None)
-        if message is None or not isinstance(content, str | None):
-            raise JudgeError(f"the judge at {self.host} sent a choice without a text message")
-        return {
-            "content": redact(content or ""),  # an answer quoting a credential is stored and shown without it
-            "logprobs": _logprobs(choices[0]),
-            "system_fingerprint": _text_or_none(getattr(response, "system_fingerprint", None)),
-            "model": _text_or_none(getattr(response, "model", None)),
-        }
-
-    def _ask(self, summary: str, source: str, fmt: str) -> dict[str, Any] | None:
-        """A live answer in format ``fmt``, or None when the server refused the format (it is then dropped).
-
-        Only a refusal of the format before the server's first answer drops it (:func:`_refuses_format`); a
-        transient server error (a 5xx not naming the format, after the SDK's ``max_retries`` retries in the same
-        format), a context error or any error after the first answer is a :class:`JudgeError` and the format stays.
-        """
-        import openai
-
-        try:
-            entry = self._call(self._request(summary, source, fmt))
-        except (openai.BadRequestError, openai.InternalServerError, openai.UnprocessableEntityError) as err:
-            if fmt != "none" and not self._settled and _refuses_format(err):
-                self._drop_format(fmt, err)
-                return None
-            raise JudgeError(self._failure(fmt, err)) from err
-        self._settled = True
-        return {**entry, "format": fmt}
-
-    def _failure(self, fmt: str, err: Any) -> str:
-        """The message of a rejected request that is not a refusal of the format (see :meth:`_ask`)."""
-        status = getattr(err, "status_code", 0)
-        text = f"the judge at {self.host} failed on model {self.model!r}: {err}"
-        if status >= 500 and not FORMAT_ERROR.search(str(err)) and not CONTEXT_ERROR.search(str(err)):
-            text += (
-                f" (HTTP {status} after {self.options.max_retries} retries in response_format={fmt!r}: a server "
-                "fault, not a refusal of the format, which is kept; retry later or raise max_retries= "
-                "(CLI --max-retries); a server that cannot take this format needs response_format= another one)"
-            )
-        return redact(text)
-
-    def _drop_format(self, fmt: str, err: Exception) -> None:
-        with self._lock:
-            if self._formats[0] != fmt:  # another thread dropped it already
-                return
-            self._formats.pop(0)
-            following = self._formats[0]
-        warn(
-            redact(
-                f"the judge at {self.host} rejected response_format={fmt!r} ({type(err).__name__}); "
-                f"asking with response_format={following!r} from now on"
-            )
-        )
 
     def _lookup(self, key: str, fmt: str, legacy: bool) -> dict[str, Any] | None:
         """A valid answer given in format ``fmt`` stored under ``key`` (``known_answers``, then the cache), or None.
@@ -899,40 +433,6 @@ class Judge:
 def _cancel(futures: Mapping[Future[Verdict], Any]) -> None:
     for future in futures:
         future.cancel()
-
-
-def _refuses_format(err: Any) -> bool:
-    """Whether a rejected request (HTTP 400/422/5xx) is the server refusing the response format.
-
-    An HTTP 5xx is a refusal only when its message names the format (:data:`FORMAT_ERROR`): any other is a
-    transient fault. An HTTP 400/422 is one unless its message is about the prompt's length (:data:`CONTEXT_ERROR`)
-    without naming the format.
-    """
-    text = str(err)
-    if FORMAT_ERROR.search(text):
-        return True
-    return getattr(err, "status_code", 500) < 500 and not CONTEXT_ERROR.search(text)
-
-
-def _text_or_none(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _logprobs(choice: Any) -> list[dict[str, Any]] | None:
-    """The choice's token logprobs as plain data, or None when it has none (or they are malformed)."""
-    try:
-        content = choice.logprobs.content
-        if not content:
-            return None
-        return [
-            {
-                "token": str(t.token),
-                "top_logprobs": [{"token": str(a.token), "logprob": float(a.logprob)} for a in (t.top_logprobs or [])],
-            }
-            for t in content
-        ]
-    except (AttributeError, TypeError, ValueError):
-        return None
 
 
 def _warn_invalid(verdicts: Sequence[Verdict]) -> None:
