@@ -32,7 +32,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from persona_metrics.validation import check_choice, check_number, interval_text
+from persona_metrics.validation import check_choice, check_number, interval_text, unknown_options
 
 P = TypeVar("P", bound="Params")
 
@@ -142,7 +142,7 @@ class Params:
         """
         unknown = sorted(str(k) for k in options if k not in cls.names())
         if unknown:
-            raise TypeError(f"unknown option(s) {unknown}; the options are {list(cls.names())}")
+            raise TypeError(unknown_options(unknown, cls.names()))
         return cls(**options)
 
     @classmethod

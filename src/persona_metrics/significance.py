@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.params import option
-from persona_metrics.validation import describe
+from persona_metrics.validation import describe, not_one_of
 
 #: Resamples of the permutation test unless told (its p-value cannot go below 1/10001).
 DEFAULT_PERMUTATION_RESAMPLES = 10_000
@@ -378,7 +378,7 @@ def paired_test(
     if method == "bootstrap":
         draws = DEFAULT_BOOTSTRAP_RESAMPLES if n_resamples is None else n_resamples
         return paired_bootstrap_test(a, b, n_resamples=draws, seed=seed)
-    raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    raise ValueError(not_one_of("method", method, METHODS))
 
 
 # --- intervals of one system -----------------------------------------------------------------------------

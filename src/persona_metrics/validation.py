@@ -4,7 +4,9 @@ The one validation layer: texts (:func:`check_texts`, :func:`check_text_fields`,
 :func:`check_text`), per-item containers (:func:`as_list`: lists, tuples, numpy arrays, ``datasets`` Columns,
 pandas Series become one plain list, once), numbers in documented ranges (:func:`check_number`), flags
 (:func:`check_bool`), choices (:func:`check_choice`; the ``empty=`` policy: :func:`check_empty`), option mappings
-(:func:`check_mapping`), paths (:func:`check_path`) and per-item ids (:func:`check_ids`). Every check raises
+(:func:`check_mapping`), paths (:func:`check_path`) and per-item ids (:func:`check_ids`). Three common mistakes
+have one message helper each, for these checks and the other modules that report them: :func:`not_one_of` (not
+one of the choices), :func:`out_of_range` (a number outside its interval), :func:`unknown_options`. Every check raises
 ``TypeError`` (wrong type) or ``ValueError`` (a bad value) whose message names the field, and the index where there
 is one (``predictions[3]``, ``references[2][1]``, ``persona_samples['x'][0]``). The families' params objects
 (on :mod:`persona_metrics.params`, each in its family's ``params.py``: ``DistanceChoice``, ``PersevalParams``,
@@ -218,6 +220,57 @@ def check_reference_lists(references: object, field: str = "references") -> list
     return out
 
 
+# --- the messages of three common mistakes ------------------------------------------------------------------
+# Every "not one of the choices", "out of range" and "unknown option" message of the library is built here, so
+# that each kind of mistake reads the same wherever it is made (the option, the allowed values, what was given).
+def not_one_of(name: str, value: object, allowed: Iterable[object]) -> str:
+    """The message of a value that is not one of the ``allowed`` ones.
+
+    >>> not_one_of("mode", "slow", ("fast", "exact"))
+    "mode must be one of ['fast', 'exact'], got 'slow'"
+    """
+    return f"{name} must be one of {list(allowed)}, got {describe(value)}"
+
+
+def out_of_range(
+    name: str,
+    value: object,
+    low: float = -math.inf,
+    high: float = math.inf,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+    *,
+    what: str = "",
+) -> str:
+    """The message of a number outside its interval (an infinite end is no bound).
+
+    Args:
+        name: the option, for the message.
+        value: the value given.
+        low: the interval's lower end (``-inf`` for none).
+        high: its upper end (``inf`` for none).
+        low_inclusive: whether ``low`` belongs to it.
+        high_inclusive: whether ``high`` belongs to it.
+        what: what the value must be besides (``"an int"``, ``"a finite number"``), or nothing.
+
+    >>> out_of_range("beta", 400, 0, 300, low_inclusive=False)
+    'beta must be in (0, 300], got 400'
+    >>> out_of_range("batch_size", 0, 1, what="an int")
+    'batch_size must be an int >= 1, got 0'
+    """
+    rule = (what + _bounds_text(low, high, low_inclusive, high_inclusive)).strip()
+    return f"{name} must be {rule}, got {describe(value)}"
+
+
+def unknown_options(unknown: Sequence[str], known: Iterable[str]) -> str:
+    """The message of option names that are not options (``unknown`` as the caller lists them).
+
+    >>> unknown_options(["bta"], ("beta", "mode"))
+    "unknown option(s) ['bta']; the options are ['beta', 'mode']"
+    """
+    return f"unknown option(s) {list(unknown)}; the options are {list(known)}"
+
+
 # --- options ---------------------------------------------------------------------------------------------
 def interval_text(low: float, high: float, low_inclusive: bool = True, high_inclusive: bool = True) -> str:
     """``(0, 300]``-style text of an interval (``inf`` for an open end)."""
@@ -269,8 +322,8 @@ def check_number(
     inside = finite and (number >= low if low_inclusive else number > low)
     inside = inside and (number <= high if high_inclusive else number < high)
     if not inside:
-        what = ("an int" if integer else "a finite number") + _bounds_text(low, high, low_inclusive, high_inclusive)
-        raise ValueError(f"{name} must be {what}, got {describe(value)}")
+        what = "an int" if integer else "a finite number"
+        raise ValueError(out_of_range(name, value, low, high, low_inclusive, high_inclusive, what=what))
     return number
 
 
@@ -303,7 +356,7 @@ def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:
         ValueError: anything else (the allowed values named); never a comparison error for arrays.
     """
     if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {describe(value)}")
+        raise ValueError(not_one_of(name, value, allowed))
     return value
 
 

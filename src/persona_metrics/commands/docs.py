@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from persona_metrics.commands.output import InputError, command_parser, emit
+from persona_metrics.validation import not_one_of
 
 NAME = "docs"
 HELP = "print where the installed documentation is (docs/<topic>.md), or a topic's text with --text"
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     name = args.topic.removeprefix("docs/").removesuffix(".md")
     if name not in known:
-        raise InputError(f"no documentation topic {args.topic!r}; topics: {', '.join(known)}")
+        raise InputError(not_one_of("topic", args.topic, known))
     emit(known[name].read_text(encoding="utf-8") if args.text else f"{known[name]}\n")
     return 0
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from persona_metrics.progress import quiet_foreign_progress
+from persona_metrics.validation import not_one_of
 
 if TYPE_CHECKING:
     from datasets import Dataset
@@ -253,7 +254,7 @@ def baseline_predictions(dataset: Dataset, name: str) -> list[str]:
         ValueError: ``name`` is not a key of :data:`BASELINES`.
     """
     if name not in BASELINES:
-        raise ValueError(f"unknown baseline {name!r}; choose from {list(BASELINES)}")
+        raise ValueError(not_one_of("baseline", name, BASELINES))
     return _BASELINE_FUNCTIONS[name](dataset)
 
 

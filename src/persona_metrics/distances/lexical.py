@@ -24,6 +24,7 @@ import numpy as np
 from persona_metrics.distances.base import Distance
 from persona_metrics.distances.fast_tokens import STEMS, rouge_raw_tokens, rouge_tokens, word_token_bytes
 from persona_metrics.signature import Signature
+from persona_metrics.validation import out_of_range
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -247,7 +248,7 @@ class Bleu(Distance):
     def __init__(self, max_order: int = 1) -> None:
         super().__init__()
         if isinstance(max_order, bool) or not isinstance(max_order, int) or not 1 <= max_order <= MAX_BLEU_ORDER:
-            raise ValueError(f"bleu option max_order must be an int in [1, {MAX_BLEU_ORDER}], got {max_order!r:.40}")
+            raise ValueError(out_of_range("bleu option max_order", max_order, 1, MAX_BLEU_ORDER, what="an int"))
         self.max_order = max_order
 
     def _prepare(self, texts: Sequence[str]) -> list[tuple[int, list[Counter]]]:

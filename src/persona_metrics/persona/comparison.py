@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from persona_metrics.persona.quality import QualityResult
 from persona_metrics.significance import PairedTest, paired_test
+from persona_metrics.validation import not_one_of
 
 
 def compare_quality(
@@ -37,7 +38,7 @@ def compare_quality(
     """
     parts_a, parts_b = a.components(), b.components()
     if component not in parts_a or component not in parts_b:
-        raise ValueError(f"component must be one of {sorted(set(parts_a) & set(parts_b))}, got {component!r}")
+        raise ValueError(not_one_of("component", component, sorted(set(parts_a) & set(parts_b))))
     if len(parts_a[component]) != len(parts_b[component]):
         raise ValueError(
             f"a has {len(parts_a[component])} items but b has {len(parts_b[component])}; "

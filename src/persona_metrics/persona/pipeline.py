@@ -16,6 +16,7 @@ import pandas as pd
 from persona_metrics.persona.params import BertScoreConfig
 from persona_metrics.persona.quality import score_quality
 from persona_metrics.progress import progress_bar
+from persona_metrics.validation import out_of_range
 
 #: The per-item columns of the pipeline, in output order (``bleurt`` follows when BLEURT is on).
 COMPONENTS: tuple[str, ...] = ("overall_quality", "content_quality", "style_similarity", "rougeLsum", "bertscore_f1")
@@ -52,7 +53,7 @@ def score_items(
         ValueError: ``batch_size`` < 1, no row, or what :func:`score_quality` raises for bad rows.
     """
     if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        raise ValueError(out_of_range("batch_size", batch_size, 1))
     if items.empty:
         raise ValueError("no summary to score")
     parts, signature = [], ""

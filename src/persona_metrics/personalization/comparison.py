@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from persona_metrics.personalization.scorer import PersonalizationResult
 from persona_metrics.significance import PairedTest, paired_test
+from persona_metrics.validation import not_one_of
 
 #: Per-document values of a personalization result the comparison can test (their means are the system scores).
 PERSONALIZATION_MEASURES: tuple[str, ...] = ("perseval", "degress")
@@ -42,7 +43,7 @@ def compare_personalization(
         ValueError: an unknown ``measure`` or ``method``, or scored documents that differ (some named).
     """
     if measure not in PERSONALIZATION_MEASURES:
-        raise ValueError(f"measure must be one of {list(PERSONALIZATION_MEASURES)}, got {measure!r}")
+        raise ValueError(not_one_of("measure", measure, PERSONALIZATION_MEASURES))
     per_a, per_b = a.per_document(measure), b.per_document(measure)
     if per_a.keys() != per_b.keys():
         only_a = [k for k in per_a if k not in per_b]

@@ -22,6 +22,7 @@ from persona_metrics.personalization.scorer import (
     group_documents,
     system_result,
 )
+from persona_metrics.validation import out_of_range
 
 
 def shard_of(document_id: Hashable, num_shards: int) -> int:
@@ -36,7 +37,7 @@ def shard_of(document_id: Hashable, num_shards: int) -> int:
     if isinstance(num_shards, bool) or not isinstance(num_shards, int):
         raise TypeError(f"num_shards must be an int, got {type(num_shards).__name__}")
     if num_shards < 1:
-        raise ValueError(f"num_shards must be >= 1, got {num_shards}")
+        raise ValueError(out_of_range("num_shards", num_shards, 1))
     digest = hashlib.blake2b(str(document_id).encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "big") % num_shards
 

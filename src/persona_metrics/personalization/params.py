@@ -34,7 +34,7 @@ from persona_metrics.personalization.formulas import (
 )
 from persona_metrics.signature import Signature
 from persona_metrics.significance import bootstrap_field, seed_field
-from persona_metrics.validation import check_mapping, check_number, describe, interval_text
+from persona_metrics.validation import check_mapping, check_number, out_of_range
 
 #: The largest α, β, γ: exponents of ten whose power, times DGP ≤ 2, stays a finite float64 (module docstring).
 MAX_EXPONENT = 300.0
@@ -59,7 +59,7 @@ def check_real(name: str, value: object) -> float:
     number = float(check_number(name, value))  # a finite real number (named TypeError / ValueError)
     inside = (number >= low if low_in else number > low) and (number <= high if high_in else number < high)
     if not inside:
-        raise ValueError(f"{name} must be in {interval_text(low, high, low_in, high_in)}, got {describe(value)}")
+        raise ValueError(out_of_range(name, value, low, high, low_in, high_in))
     return number
 
 

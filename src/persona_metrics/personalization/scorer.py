@@ -32,7 +32,7 @@ from persona_metrics.personalization.formulas import (
 )
 from persona_metrics.personalization.params import PersevalParams, resolve_distance
 from persona_metrics.signature import Signature
-from persona_metrics.validation import check_ids, check_texts
+from persona_metrics.validation import check_ids, check_texts, not_one_of
 from persona_metrics.warning import warn
 
 logger = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ class DocumentScores:
 
 def _check_name(name: str) -> str:
     if name not in PER_SUMMARY_NAMES:
-        raise ValueError(f"name must be one of {sorted(PER_SUMMARY_NAMES)}, got {name!r}")
+        raise ValueError(not_one_of("name", name, sorted(PER_SUMMARY_NAMES)))
     return name
 
 

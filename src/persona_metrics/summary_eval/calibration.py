@@ -35,6 +35,7 @@ from typing import Any
 from persona_metrics.signature import __version__
 from persona_metrics.summary_eval.judge import Judge, Verdict
 from persona_metrics.summary_eval.judge_cache import JudgeCache, default_cache_dir, read_json, write_json
+from persona_metrics.validation import not_one_of
 from persona_metrics.warning import warn
 
 #: The kinds of injected false fact.
@@ -80,7 +81,7 @@ def _case(row: object, where: str) -> CalibrationCase:
         raise ValueError(f'{where}: field false_fact must be an object {{"kind": ..., "text": ...}}')
     kind, text = false_fact.get("kind"), false_fact.get("text")
     if kind not in KINDS:
-        raise ValueError(f"{where}: field false_fact.kind must be one of {list(KINDS)}, got {kind!r}")
+        raise ValueError(not_one_of(f"{where}: field false_fact.kind", kind, KINDS))
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"{where}: field false_fact.text must be a non-empty string")
     return CalibrationCase(texts["id"], texts["source"], texts["faithful"], text, kind, texts["off_topic"])
