@@ -27,6 +27,7 @@ from persona_metrics.distances.passes import _batch_tokens, _fixed_shape_batches
 from persona_metrics.extras import require
 from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.signature import Signature
+from persona_metrics.validation import out_of_range
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +91,9 @@ class InfoLM(Distance):
         require("the infolm distance", "torch", "transformers")
         self.model_name = _check_model(self.name, model) or AUTHORS_INFOLM_MODEL
         if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not temperature > 0:
-            raise ValueError(f"infolm option temperature must be a positive number, got {temperature!r}")
+            raise ValueError(
+                out_of_range("infolm option temperature", temperature, 0, low_inclusive=False, what="a number")
+            )
         self.temperature = float(temperature)
         self.max_length = _check_positive_int(self.name, "max_length", max_length)
         self.batch_size = _check_optional_int(self.name, "batch_size", batch_size)
