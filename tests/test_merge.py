@@ -171,3 +171,17 @@ def test_vert_results_merge_to_the_whole_call() -> None:
     for name in ("vert", "sim", "wmd", "reference_index"):
         assert np.array_equal(getattr(merged, name), getattr(whole, name)), name
     assert merged.alignment(3).as_dict() == whole.alignment(3).as_dict()
+
+
+def test_a_signature_is_shared_even_when_its_parts_count_the_items() -> None:
+    """Two parts of k items whose signature has k parts: the signature was joined as if per item (doubled)."""
+    from persona_metrics import merge
+    from persona_metrics.persona import score_style
+
+    k = len(score_style(["Shares rose 4% after the report."], ["journalist"]).config.parts)
+    texts = ["Shares rose 4% after the report.", "Wow!! Best phone ever!!", "The board met on Monday."] * k
+    texts, personas = texts[: 2 * k], ["journalist"] * (2 * k)
+    whole = score_style(texts, personas)
+    merged = merge([score_style(texts[:k], personas[:k]), score_style(texts[k:], personas[k:])])
+    assert merged.signature == whole.signature
+    assert merged.scores.tolist() == whole.scores.tolist()

@@ -20,6 +20,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from persona_metrics.signature import Signature
+
 R = TypeVar("R")
 
 
@@ -91,8 +93,8 @@ def _merge_field(name: str, values: list[Any], order: np.ndarray, n: int) -> Any
         return None
     if any(v is None for v in values):
         raise ValueError(f"results disagree on {name}: present in some parts, None in others")
-    if dataclasses.is_dataclass(first) and not isinstance(first, type):
-        return _merge(values, order, n, name)
+    if dataclasses.is_dataclass(first) and not isinstance(first, type) and not isinstance(first, Signature):
+        return _merge(values, order, n, name)  # a nested result (its per-item fields joined); a signature is shared
     if isinstance(first, np.ndarray) and first.ndim >= 1:
         return np.concatenate(values)[order]
     if isinstance(first, (tuple, list)) and sum(len(v) for v in values) == n:
