@@ -68,15 +68,9 @@ def columns(metric: str, rows: int, tag: str) -> dict[str, list[str]]:
 
 def one_process(metric: str, data: dict[str, list[str]]) -> Any:
     """The library's one call over all rows (the function the Ray tasks call on their parts)."""
-    import importlib
+    from persona_metrics.metric_registry import metric_spec
 
-    from persona_metrics.integrations.parts import METRIC_INPUTS
-
-    spec = METRIC_INPUTS[metric]
-    module, name = spec.function.split(":")
-    function = getattr(importlib.import_module(module), name)
-    optional = {key: data[key] for key in spec.optional if key in data}
-    return function(*(data[key] for key in spec.columns), **optional)
+    return metric_spec(metric).score(data)
 
 
 def worker(mode: str, metric: str, rows: int, cpus: int, out: Path) -> None:

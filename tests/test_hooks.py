@@ -14,7 +14,8 @@ import pytest
 
 import persona_metrics
 from persona_metrics import PersonaMetricsWarning
-from persona_metrics.integrations.hooks import DEFAULT_COLUMNS, make_compute_metrics, numbers_only
+from persona_metrics.integrations.hooks import make_compute_metrics, numbers_only
+from persona_metrics.metric_registry import METRIC_SPECS
 
 DOCS = {
     "harbor": "Harbor Foods raised its annual sales outlook on Tuesday after quarterly revenue rose 6% and the grocer "
@@ -544,7 +545,7 @@ def test_streaming_accepts_tensors_and_gathers_document_ids(tok, eval_ds) -> Non
 
 
 def test_default_columns_and_references_per_metric(tok, eval_ds) -> None:
-    assert set(DEFAULT_COLUMNS) == set(persona_metrics.METRICS)
+    assert set(METRIC_SPECS) == set(persona_metrics.METRICS)  # the hook's default columns: every spec's
     for name in persona_metrics.METRICS:
         make_compute_metrics(name, tok, eval_ds)  # the defaults exist in a dataset with the documented columns
 

@@ -139,7 +139,7 @@ def _pens_hyps(path: Path) -> object:
 
 
 def _states(path: Path) -> object:
-    from persona_metrics.integrations.states import read_states
+    from persona_metrics.sharding.files import read_states
 
     return read_states(path)
 

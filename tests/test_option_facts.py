@@ -19,7 +19,7 @@ import pytest
 
 import persona_metrics
 from persona_metrics import METRICS
-from persona_metrics.commands.score import CLI_DEFAULTS, OPTIONS, PARAMS
+from persona_metrics.commands.score import cli_defaults, options_of, params_of
 from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.params import option_names
 from persona_metrics.personalization import DistanceChoice, PersevalParams
@@ -27,6 +27,10 @@ from persona_metrics.summary_eval.params import JudgeOptions
 from persona_metrics.vert.params import VertParams
 
 ROOT = Path(__file__).resolve().parents[1]
+#: What ``score`` takes per metric, from the metric registry: its params classes, their options, its own defaults.
+PARAMS = {metric: params_of(metric) for metric in METRICS}
+OPTIONS = {metric: options_of(metric) for metric in METRICS}
+CLI_DEFAULTS = {metric: cli_defaults(metric) for metric in METRICS}
 
 
 def module_class(name: str) -> type:

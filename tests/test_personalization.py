@@ -407,7 +407,7 @@ def test_bad_input(kwargs: dict, error: type[Exception], match: str) -> None:
         ({"alpha": "3"}, TypeError, "alpha must be a finite number"),
         ({"bootstrap": 1}, ValueError, "bootstrap must be 0"),
         ({"seed": 1.5}, TypeError, "seed must be an int"),
-        ({"betta": 1.0}, TypeError, r"unknown options \['betta'\]"),
+        ({"betta": 1.0}, TypeError, r"unknown option\(s\) \['betta'\]"),
     ],
 )
 def test_params_are_checked_before_any_distance_work(options: dict, error: type[Exception], match: str) -> None:

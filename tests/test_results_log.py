@@ -253,7 +253,7 @@ def test_states_files_and_results_files_share_one_line_check(tmp_path: Path) -> 
     import doctest
 
     from persona_metrics import line_checks
-    from persona_metrics.integrations.states import END, seal
+    from persona_metrics.sharding.files import END, seal
     from persona_metrics.summary_eval.results_log import ResultsLog
 
     assert doctest.testmod(line_checks).failed == 0

@@ -16,8 +16,8 @@ import states_lines
 from persona_metrics import PersonaMetricsWarning
 from persona_metrics.cli import main
 from persona_metrics.datasets.pens import baseline_predictions, load_pens
-from persona_metrics.integrations.states import read_states
 from persona_metrics.personalization import shard_of
+from persona_metrics.sharding.files import read_states
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "personalization_sample" / "sample.jsonl"
@@ -81,8 +81,8 @@ def test_pens_sample_in_three_shuffled_shards_merges_to_the_unsharded_output(
 def test_per_document_values_survive_the_states_file_bit_for_bit(capsys, tmp_path) -> None:
     """Each scored document's per-summary arrays read back equal to the unsharded result's (floats as repr)."""
     from persona_metrics.datasets.personalization import read_personalization_jsonl
-    from persona_metrics.integrations.states import merge_states
     from persona_metrics.personalization import PersonalizationScorer
+    from persona_metrics.sharding.documents import merge_states
 
     paths = write_shards(capsys, tmp_path, ["score", "perseval", SAMPLE], 3, [2, 3, 1])
     merged = merge_states([read_states(p) for p in paths]).results["rougeL"]
@@ -115,6 +115,12 @@ def test_pens_command_shards_merge_to_its_report(capsys, tmp_path) -> None:
     code, whole, _ = cli(capsys, *command)
     assert code == 0
     assert cli(capsys, "merge", *paths)[1] == whole
+    # pens has no single score: -q is refused in one line (it ended in a KeyError traceback)
+    code, out, err = cli(capsys, "merge", *paths, "-q")
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        "persona-metrics merge: error: pens prints a leaderboard per distance, no single score: merge its states without -q"
+    ]
 
 
 # --- refusals --------------------------------------------------------------------------------------------------

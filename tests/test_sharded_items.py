@@ -15,7 +15,7 @@ import pytest
 import states_lines
 
 from persona_metrics.cli import main
-from persona_metrics.integrations.states import read_states, shard_block
+from persona_metrics.sharding.files import read_states, shard_block
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMATS = ("table", "json", "csv")
@@ -105,8 +105,8 @@ def test_persona_style_with_a_bootstrap_and_empty_items(capsys, tmp_path, style_
 def test_persona_style_items_read_back_bit_for_bit(capsys, tmp_path, style_file) -> None:
     """The merged result's per-item scores, intervals and signature are the library's call over the whole file."""
     from persona_metrics.commands.per_item import read_items
-    from persona_metrics.integrations.item_states import merge_item_states
     from persona_metrics.persona.style import score_style
+    from persona_metrics.sharding.items import merge_item_states
 
     command = ["score", "persona_style", style_file, "-o", "bootstrap=200", "-o", "empty=zero"]
     paths = write_shards(capsys, tmp_path, command, 4, [2, 4, 1, 3])

@@ -177,9 +177,10 @@ def test_a_forged_item_value_is_refused(capsys, style, tmp_path, value, message)
 
 def test_verdict_and_summary_eval_ranges() -> None:
     """A judge accuracy of 5.0 put SummaryEval's means outside [0, 1]: the item specs refuse it."""
-    from persona_metrics.integrations.item_states import SUMMARY_EVAL, VERDICT_FIELDS, check_fields
+    from persona_metrics.state_fields import check_fields
+    from persona_metrics.summary_eval.states import SUMMARY_EVAL, VERDICT_FIELDS
 
-    spec = SUMMARY_EVAL.item_spec({"accuracy": True, "overall": True, "verdicts": False})
+    spec = SUMMARY_EVAL.item_checks({"accuracy": True, "overall": True, "verdicts": False})
     with pytest.raises(ValueError, match=r"f:2: field 'accuracy' must be a number in \[0, 1\] or null"):
         check_fields({"accuracy": 5.0}, {"accuracy": spec["accuracy"]}, "f:2")
     with pytest.raises(ValueError, match=r"f:3: field 'accuracy' must be a number in \[0, 1\] or null"):

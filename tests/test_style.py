@@ -197,10 +197,14 @@ def test_bad_style_options_fail_alike_in_the_params_and_the_scorer(options: dict
 
 
 def test_style_params_are_the_scorer_keywords_with_their_defaults() -> None:
-    """score_style's option keywords are StyleParams' fields, each with the same default (return_features apart)."""
+    """score_style's option keywords are StyleParams' fields, each with the same default (return_features apart).
+
+    ``params=`` takes them as one StyleParams instead.
+    """
     import inspect
 
     keywords = {k: p.default for k, p in inspect.signature(score_style).parameters.items() if p.kind == p.KEYWORD_ONLY}
+    assert keywords.pop("params") is None
     assert {k: v for k, v in keywords.items() if k != "return_features"} == {
         name: StyleParams.default(name) for name in StyleParams.names()
     }

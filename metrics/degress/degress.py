@@ -9,12 +9,12 @@ from persona_metrics.personalization import (
     DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_P_ACC_ALPHA,
     DEFAULT_P_ACC_BETA,
-    DistanceChoice,
     PersevalParams,
     score_personalization,
 )
+from persona_metrics.personalization.spec import DEGRESS
 
-warn_if_stale("degress", __file__)
+warn_if_stale(DEGRESS.name, __file__)
 
 _CITATION = """\
 @inproceedings{vansh2023egises,
@@ -80,10 +80,8 @@ Examples:
 class Degress(ValidatedTextInputs, evaluate.Metric):
     """DEGRESS / EGISES / P-Acc as an evaluate metric (a thin shell over ``persona_metrics.personalization``)."""
 
-    _text_fields = ("predictions", "references", "documents")
+    _spec = DEGRESS  # inputs, params, row options and install extra: the metric registry's
     _empty_ok = ("predictions",)
-    _id_options = ("document_ids",)
-    _params = (DistanceChoice, PersevalParams)  # their fields are the options below, checked before scoring
     _params_not_taken = ("alpha", "beta", "gamma")  # EDP's: degress does not report PerSEval
 
     def _info(self):
@@ -124,7 +122,7 @@ class Degress(ValidatedTextInputs, evaluate.Metric):
             document_ids,
             distance=distance,
             distance_options=distance_options,
-            params=PersevalParams(p_acc_alpha=p_acc_alpha, p_acc_beta=p_acc_beta, bootstrap=bootstrap, seed=seed),
+            params=self.checked_params(PersevalParams, locals()),
         )
         return self._output(
             result,

@@ -10,12 +10,12 @@ from persona_metrics.personalization import (
     DEFAULT_BETA,
     DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_GAMMA,
-    DistanceChoice,
     PersevalParams,
     score_personalization,
 )
+from persona_metrics.personalization.spec import PERSEVAL
 
-warn_if_stale("perseval", __file__)
+warn_if_stale(PERSEVAL.name, __file__)
 
 _CITATION = """\
 @article{dasgupta2024perseval,
@@ -81,10 +81,8 @@ Examples:
 class Perseval(ValidatedTextInputs, evaluate.Metric):
     """PerSEval as an evaluate metric (a thin shell over ``persona_metrics.personalization``)."""
 
-    _text_fields = ("predictions", "references", "documents")
+    _spec = PERSEVAL  # inputs, params, row options and install extra: the metric registry's
     _empty_ok = ("predictions",)
-    _id_options = ("document_ids",)
-    _params = (DistanceChoice, PersevalParams)  # their fields are the options below, checked before scoring
     _params_not_taken = ("p_acc_alpha", "p_acc_beta")  # perseval does not report P-Acc
 
     def _info(self):
@@ -126,7 +124,7 @@ class Perseval(ValidatedTextInputs, evaluate.Metric):
             document_ids,
             distance=distance,
             distance_options=distance_options,
-            params=PersevalParams(alpha=alpha, beta=beta, gamma=gamma, bootstrap=bootstrap, seed=seed),
+            params=self.checked_params(PersevalParams, locals()),
         )
         return self._output(
             result,

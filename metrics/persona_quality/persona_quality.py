@@ -10,11 +10,12 @@ import evaluate
 
 from persona_metrics.integrations.evaluate_support import ValidatedReferenceLists
 from persona_metrics.integrations.registry import warn_if_stale
-from persona_metrics.persona.quality import BertScoreConfig, QualityParams, score_quality
+from persona_metrics.persona.quality import QualityParams, score_quality
 from persona_metrics.persona.samples import BUILTIN_PERSONAS
+from persona_metrics.persona.spec import PERSONA_QUALITY
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED
 
-warn_if_stale("persona_quality", __file__)
+warn_if_stale(PERSONA_QUALITY.name, __file__)
 
 _CITATION = """\
 persona-metrics: persona-aware summary quality assessment, methodology in docs/style.md
@@ -88,10 +89,8 @@ Examples:
 class PersonaQuality(ValidatedReferenceLists, evaluate.Metric):
     """Persona quality as an evaluate metric (a thin shell over ``persona_metrics.persona.quality``)."""
 
-    _text_fields = ("predictions", "references", "personas")
+    _spec = PERSONA_QUALITY  # inputs, params, row options and install extra: the metric registry's
     _empty_ok = ("predictions",)  # accepted when added; the library refuses them unless empty="zero"
-    _params = (QualityParams,)  # its fields are the options below, checked before anything is scored
-    _extra = "neural"  # BERTScore: a load without the extra fails at once, naming it
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -128,25 +127,9 @@ class PersonaQuality(ValidatedReferenceLists, evaluate.Metric):
         return_per_item=False,
         return_signature=False,
     ):
-        result = score_quality(
-            predictions,
-            references,
-            personas,
-            bertscore=BertScoreConfig(bertscore_model, bertscore_layers, rescale, baseline_path),
-            bleurt_checkpoint=bleurt_checkpoint,
-            content_weights=content_weights,
-            overall_weights=overall_weights,
-            persona_samples=persona_samples,
-            persona_dir=persona_dir,
-            centroid_cache=centroid_cache,
-            style_method=style_method,
-            bootstrap=bootstrap,
-            seed=seed,
-            empty=empty,
-        )
-        return self._output(
-            result, rescale=rescale, return_per_item=return_per_item, return_signature=return_signature
-        )
+        params = self.checked_params(QualityParams, locals())  # checked once: passed down
+        result = score_quality(predictions, references, personas, params=params)
+        return self._output(result, rescale=rescale, return_per_item=return_per_item, return_signature=return_signature)
 
     def present(self, result, rescale=True, return_per_item=False, return_signature=False, **_):
         """The output dict of a QualityResult (also of a merged one)."""

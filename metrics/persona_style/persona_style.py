@@ -5,10 +5,11 @@ import evaluate
 from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.integrations.registry import warn_if_stale
 from persona_metrics.persona.samples import BUILTIN_PERSONAS
+from persona_metrics.persona.spec import PERSONA_STYLE
 from persona_metrics.persona.style import StyleParams, score_style
 from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED
 
-warn_if_stale("persona_style", __file__)
+warn_if_stale(PERSONA_STYLE.name, __file__)
 
 _CITATION = """\
 persona-metrics: persona-aware summary quality assessment (style fidelity); the formulas, samples and
@@ -74,9 +75,8 @@ Examples:
 class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
     """Persona style fidelity as an evaluate metric (a thin shell over ``persona_metrics.persona.style``)."""
 
-    _text_fields = ("predictions", "personas")
+    _spec = PERSONA_STYLE  # inputs, params, row options and install extra: the metric registry's
     _empty_ok = ("predictions",)  # accepted when added; the library refuses them unless empty="zero"
-    _params = (StyleParams,)  # its fields are the options below, checked before anything is scored
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -102,18 +102,8 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
         return_nearest=False,
         return_signature=False,
     ):
-        result = score_style(
-            predictions,
-            personas,
-            method=method,
-            persona_samples=persona_samples,
-            persona_dir=persona_dir,
-            centroid_cache=centroid_cache,
-            return_features=return_features,
-            bootstrap=bootstrap,
-            seed=seed,
-            empty=empty,
-        )
+        params = self.checked_params(StyleParams, locals())  # checked once: passed down
+        result = score_style(predictions, personas, params=params, return_features=return_features)
         return self._output(
             result, return_features=return_features, return_nearest=return_nearest, return_signature=return_signature
         )

@@ -6,8 +6,9 @@ from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.integrations.registry import warn_if_stale
 from persona_metrics.summary_eval import Judge, JudgeOptions, SummaryEvalParams, score_summary_eval
 from persona_metrics.summary_eval.rubrics import DEFAULT_RUBRIC
+from persona_metrics.summary_eval.spec import SUMMARY_EVAL
 
-warn_if_stale("summary_eval", __file__)
+warn_if_stale(SUMMARY_EVAL.name, __file__)
 
 
 _CITATION = """\
@@ -96,9 +97,8 @@ Examples:
 class SummaryEval(ValidatedTextInputs, evaluate.Metric):
     """SummaryEval as an evaluate metric (a thin shell over ``persona_metrics.summary_eval``)."""
 
-    _text_fields = ("predictions", "sources")
+    _spec = SUMMARY_EVAL  # inputs, params, row options and install extra: the metric registry's
     _empty_ok = ("predictions", "sources")
-    _extra = "neural"  # the MiniLM encoder and TF-IDF of completeness and coherence
     _params = (JudgeOptions, SummaryEvalParams)  # their fields are the options below, checked before scoring
 
     def _info(self):
@@ -139,8 +139,8 @@ class SummaryEval(ValidatedTextInputs, evaluate.Metric):
         return_signature=False,
     ):
         options = locals()  # the keywords above: the params objects' fields, with their defaults (a test checks)
-        judge = Judge(options=JudgeOptions.from_options(JudgeOptions.split(options)[0])) if model is not None else None
-        params = SummaryEvalParams.from_options(SummaryEvalParams.split(options)[0])
+        judge = Judge(options=self.checked_params(JudgeOptions, options)) if model is not None else None
+        params = self.checked_params(SummaryEvalParams, options)
         result = score_summary_eval(predictions, sources, judge=judge, params=params)
         return self._output(
             result,

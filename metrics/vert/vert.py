@@ -8,9 +8,10 @@ from persona_metrics.vert import score_vert
 from persona_metrics.vert.encoders import WORDLLAMA
 from persona_metrics.vert.formulas import DEFAULT_ALPHA, DEFAULT_MAX_WMD
 from persona_metrics.vert.params import VertParams
+from persona_metrics.vert.spec import VERT
 from persona_metrics.vert.vectors import GLOVE_6B_50D
 
-warn_if_stale("vert", __file__)
+warn_if_stale(VERT.name, __file__)
 
 _CITATION = """\
 @article{krantz2018abstractive,
@@ -87,8 +88,7 @@ Examples:
 class Vert(ValidatedReferenceLists, evaluate.Metric):
     """VERT as an evaluate metric (a thin shell over ``persona_metrics.vert``)."""
 
-    _params = (VertParams,)  # its fields are the options below, checked before anything is scored
-    _extra = "vert"  # POT, WordLlama and GloVe: a load without the extra fails at once, naming it
+    _spec = VERT  # inputs, params, row options and install extra: the metric registry's
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -114,16 +114,7 @@ class Vert(ValidatedReferenceLists, evaluate.Metric):
         return_alignment=False,
         return_signature=False,
     ):
-        result = score_vert(
-            predictions,
-            references,
-            encoder=encoder,
-            word_vectors=word_vectors,
-            alpha=alpha,
-            max_wmd=max_wmd,
-            clip_negative_sim=clip_negative_sim,
-            meaning_sensitive=meaning_sensitive,
-        )
+        result = score_vert(predictions, references, params=self.checked_params(VertParams, locals()))
         return self._output(
             result,
             return_per_item=return_per_item,

@@ -146,6 +146,46 @@ class Params:
         return cls(**options)
 
     @classmethod
+    def from_call(cls: type[P], params: object, options: Mapping[str, Any]) -> P:
+        """``params`` when given, else the params of ``options``: how an entry point takes either form.
+
+        Args:
+            params: a params object of this class, or None.
+            options: the call's keyword options; beside ``params`` each must keep its default.
+
+        Raises:
+            TypeError: an option changed beside ``params`` (named), ``params`` of another class, an unknown
+                option name, or a bad value's type.
+            ValueError: a bad value (named, with its range or allowed values).
+        """
+        if params is None:
+            return cls.from_options(options)
+        changed = sorted(k for k, v in options.items() if k not in cls.names() or not _same(v, cls.default(k)))
+        if changed:
+            raise TypeError(f"give either a {cls.__name__} or the options {changed}, not both")
+        if not isinstance(params, cls):
+            raise TypeError(f"params must be a {cls.__name__}, got {type(params).__name__}")
+        return params
+
+    @classmethod
+    def of_checked(cls: type[P], **values: Any) -> P:
+        """An object of values another params object checked with the same specs, not checked again.
+
+        For a params object that holds another's options (``QualityParams`` holds ``StyleParams``'): each option is
+        checked once. The fields not given keep their defaults.
+
+        Raises:
+            TypeError: a name that is not a field (named).
+        """
+        unknown = sorted(set(values) - set(cls.names()))
+        if unknown:
+            raise TypeError(f"unknown option(s) {unknown}; the options are {list(cls.names())}")
+        made = object.__new__(cls)
+        for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+            object.__setattr__(made, field.name, values.get(field.name, field.default))
+        return made
+
+    @classmethod
     def split(cls, options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """``options`` divided into this object's options and the rest."""
         names = set(cls.names())
@@ -171,6 +211,14 @@ class Params:
     def changed(self) -> dict[str, Any]:
         """The options whose value differs from the default."""
         return {n: getattr(self, n) for n in self.names() if getattr(self, n) != self.default(n)}
+
+
+def _same(value: Any, default: Any) -> bool:
+    """Whether an option's value is its default (the default object, or equal to it)."""
+    try:
+        return value is default or bool(type(value) is type(default) and value == default)
+    except (TypeError, ValueError):  # a value whose == is not a bool
+        return False
 
 
 def option_names(params: Sequence[type[Params]]) -> tuple[str, ...]:

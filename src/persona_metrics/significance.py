@@ -404,6 +404,19 @@ def bootstrap_interval(values: Sequence[float] | np.ndarray, n_resamples: int, s
     return _percentile_interval(means)
 
 
+@dataclass(frozen=True)
+class BootstrapDraw:
+    """The resamples and seed of a result's bootstrap intervals, kept on the result so a merge draws them again.
+
+    Attributes:
+        resamples: item resamples (>= 2).
+        seed: the seed.
+    """
+
+    resamples: int
+    seed: int
+
+
 def bootstrap_intervals(
     columns: Mapping[str, Sequence[float] | np.ndarray], n_resamples: int, seed: int
 ) -> dict[str, tuple[float, float]]:
@@ -439,6 +452,7 @@ __all__ = [
     "METHODS",
     "PERCENTILES",
     "TIE_TOLERANCE",
+    "BootstrapDraw",
     "PairedTest",
     "bootstrap_interval",
     "bootstrap_intervals",

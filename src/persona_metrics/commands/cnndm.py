@@ -39,7 +39,7 @@ from persona_metrics.summary_eval.rubrics import get_rubric
 from persona_metrics.summary_eval.scorer import NO_JUDGE_NOTE
 
 if TYPE_CHECKING:
-    from persona_metrics.integrations.item_states import MergedItems
+    from persona_metrics.sharding.items import MergedItems
     from persona_metrics.significance import PairedTest
 
 NAME = "cnndm"
@@ -324,8 +324,8 @@ def shard_states(
     """The states file of shard ``shard = (I, N)``: every system's two results over the shard's articles."""
     import json
 
-    from persona_metrics.integrations.item_states import item_state_lines
-    from persona_metrics.integrations.states import digest, shard_block, states_text
+    from persona_metrics.sharding.files import digest, shard_block, states_text
+    from persona_metrics.sharding.items import item_state_lines
 
     block = shard_block(len(bench.ids), *shard)
     content = json.dumps([bench.articles, bench.references, bench.ids, bench.systems]).encode("utf-8")
@@ -351,7 +351,7 @@ def shard_states(
 
 def _write_shard(args: argparse.Namespace) -> int:
     """``--shard I/N --states OUT``: score the shard's block of articles and write its states."""
-    from persona_metrics.integrations.states import parse_shard, shard_block
+    from persona_metrics.sharding.files import parse_shard, shard_block
 
     if args.shard is None:
         raise ValueError("--states is written by --shard I/N; give both")

@@ -1,6 +1,6 @@
 """``persona-metrics merge OUT1.jsonl ...``: the states files of a sharded run, printed as the unsharded run prints.
 
-The numbers are the library's: :func:`persona_metrics.integrations.states.merge_states` rebuilds every result of
+The numbers are the library's: :func:`persona_metrics.sharding.files.merge_states` rebuilds every result of
 the whole input, and the command that wrote the states (``score`` or ``pens``) lays them out.
 """
 
@@ -13,17 +13,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from persona_metrics.commands.output import (
+    InputError,
     add_format_argument,
     add_quiet_argument,
     command_parser,
     emit,
     input_errors,
-    quiet_text,
     render_rows,
 )
+from persona_metrics.metric_registry import metric_spec
 
 if TYPE_CHECKING:
-    from persona_metrics.integrations.states import States
+    from persona_metrics.sharding.files import States
 
 NAME = "merge"
 HELP = "merge the states files of a sharded run (score/pens --shard I/N --states) and print the whole result"
@@ -61,7 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read and check the shards, merge them and print the report of the command that wrote them."""
     from persona_metrics.commands import pens, score
-    from persona_metrics.integrations.states import layout, merge_states, read_states
+    from persona_metrics.sharding.documents import merge_states
+    from persona_metrics.sharding.files import layout, read_states
 
     with input_errors():
         shards = [read_states(path) for path in args.states]
@@ -69,11 +71,13 @@ def run(args: argparse.Namespace) -> int:
             return _merge_items(shards, args)
         merged = merge_states(shards)
     if merged.header["command"] == pens.NAME:
+        if args.quiet:  # it used to end in a KeyError traceback
+            raise InputError("pens prints a leaderboard per distance, no single score: merge its states without -q")
         markdown, rows = pens.merged_report(merged)
-        emit(quiet_text(rows, "perseval") if args.quiet else render_rows(rows, args.format, markdown))
+        emit(render_rows(rows, args.format, markdown))
         return 0
     leaderboard = score.merged_report(merged)
-    score.print_report(leaderboard, args.format, args.quiet, score.HEADLINE[merged.header["metric"]])
+    score.print_report(leaderboard, args.format, args.quiet, metric_spec(merged.header["metric"]).headline)
     return 0
 
 
@@ -81,7 +85,7 @@ def _merge_items(shards: Sequence[States], args: argparse.Namespace) -> int:
     """Merge per-item states (the per-item metrics of ``score``, ``cnndm``) and print the command's report."""
     from persona_metrics.commands import cnndm, score
     from persona_metrics.commands.per_item import merged_item_report
-    from persona_metrics.integrations.item_states import merge_item_states
+    from persona_metrics.sharding.items import merge_item_states
 
     merged = merge_item_states(shards)
     if merged.header["command"] == cnndm.NAME:
@@ -92,7 +96,7 @@ def _merge_items(shards: Sequence[States], args: argparse.Namespace) -> int:
         sys.stderr.writelines(f"note: {n}\n" for n in notes)
         return 0
     report = merged_item_report(merged)
-    score.print_report(report, args.format, args.quiet, score.HEADLINE[merged.header["metric"]])
+    score.print_report(report, args.format, args.quiet, metric_spec(merged.header["metric"]).headline)
     return 0
 
 

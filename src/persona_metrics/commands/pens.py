@@ -501,18 +501,12 @@ def report_header(pens_dir: object, num_rows: int, beta: float) -> str:
 
 def pens_states(ds: Dataset, models: Mapping[str, Sequence[str]], args: argparse.Namespace) -> str:
     """The states file of shard ``args.shard`` (``I/N``): every distance's per-article states of every model."""
-    from persona_metrics.integrations.states import (
-        board_entry,
-        digest,
-        document_line,
-        excluded_line,
-        parse_shard,
-        shard_items,
-        states_text,
-    )
     from persona_metrics.personalization import resolve_distance
     from persona_metrics.personalization.leaderboard import score_shard
     from persona_metrics.personalization.scorer import result_signature
+    from persona_metrics.personalization.states import document_line, excluded_line
+    from persona_metrics.sharding.documents import board_entry
+    from persona_metrics.sharding.files import digest, parse_shard, shard_items, states_text
 
     shard = parse_shard(args.shard)
     keys = [str(k) for k in ds["news_id"]]

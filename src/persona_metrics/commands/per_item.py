@@ -1,4 +1,4 @@
-"""``persona-metrics score`` for the per-item metrics: persona_style, persona_quality, vert and summary_eval.
+"""``persona-metrics score`` for the per-item metrics (those whose spec is not ``by_document``).
 
 Each reads its JSON-lines file (:func:`read_items`), scores rows of it with the library (:func:`score_rows`) and
 lays the library's result out as one system's report (:func:`item_report`). A sharded run (``--shard I/N --states
@@ -12,7 +12,7 @@ are the result's.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,29 +25,10 @@ from persona_metrics.commands.output import (
     markdown_table,
     merge_intervals,
 )
+from persona_metrics.metric_registry import metric_spec
 
 if TYPE_CHECKING:
-    from persona_metrics.integrations.item_states import MergedItems
-
-#: The per-item metrics of ``score``.
-METRICS: tuple[str, ...] = ("persona_style", "persona_quality", "vert", "summary_eval")
-#: The fields of one input line, per metric.
-FIELDS: dict[str, tuple[str, ...]] = {
-    "persona_style": ("prediction", "persona"),
-    "persona_quality": ("prediction", "reference", "persona"),
-    "vert": ("prediction", "reference"),
-    "summary_eval": ("prediction", "source"),
-}
-#: The fields that must not be blank, per metric (the library checks the rest, its errors named FILE:LINE): a
-#: blank prediction is the library's to judge, so that ``-o empty=zero`` scores it 0 as the module does.
-NONEMPTY: dict[str, tuple[str, ...]] = {
-    "persona_style": ("persona",),
-    "persona_quality": ("reference", "persona"),
-    "vert": (),
-    "summary_eval": ("source",),
-}
-#: Fields that may hold a list of strings (VERT keeps the best-scoring reference).
-LISTS: dict[str, tuple[str, ...]] = {"vert": ("reference",)}
+    from persona_metrics.sharding.items import MergedItems
 
 
 @dataclass(frozen=True)
@@ -81,55 +62,14 @@ def read_items(metric: str, path: Path) -> Items:
     """
     from persona_metrics.datasets.jsonl import read_columns
 
-    columns, lines = read_columns(path, FIELDS[metric], NONEMPTY[metric], LISTS.get(metric, ()))
+    spec = metric_spec(metric)
+    fields = [spec.field_of(name) for name in spec.inputs]
+    lists = [spec.field_of(name) for name in spec.list_inputs]
+    # A blank prediction is the library's to judge, so that ``-o empty=zero`` scores it 0 as the module does; the
+    # other fields must not be blank unless they may hold a list (the library checks those, named FILE:LINE).
+    nonempty = [field for field in fields[1:] if field not in lists]
+    columns, lines = read_columns(path, fields, nonempty, lists)
     return Items(path, columns, lines)
-
-
-def _quality_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """``score_quality`` keyword arguments from the persona_quality module's option names."""
-    from persona_metrics.persona.quality import BertScoreConfig
-
-    rest = dict(options)
-    config = BertScoreConfig(
-        model=rest.pop("bertscore_model", None),
-        num_layers=rest.pop("bertscore_layers", None),
-        rescale=rest.pop("rescale", True),
-        baseline_path=rest.pop("baseline_path", None),
-    )
-    return {"bertscore": config, **rest}
-
-
-def _style(cols: Mapping[str, list], options: Mapping[str, Any], judge: Any) -> Any:
-    from persona_metrics.persona.style import score_style
-
-    return score_style(cols["prediction"], cols["persona"], **options)
-
-
-def _quality(cols: Mapping[str, list], options: Mapping[str, Any], judge: Any) -> Any:
-    from persona_metrics.persona.quality import score_quality
-
-    return score_quality(cols["prediction"], cols["reference"], cols["persona"], **_quality_options(options))
-
-
-def _vert(cols: Mapping[str, list], options: Mapping[str, Any], judge: Any) -> Any:
-    from persona_metrics.vert import score_vert
-
-    return score_vert(cols["prediction"], cols["reference"], **options)
-
-
-def _summary_eval(cols: Mapping[str, list], options: Mapping[str, Any], judge: Any) -> Any:
-    from persona_metrics.summary_eval.scorer import SummaryEvalScorer
-
-    return SummaryEvalScorer(judge, **options).score(cols["prediction"], cols["source"])
-
-
-#: METRIC → the library call scoring its columns (``judge``: summary_eval's, or None).
-SCORE: dict[str, Callable[[Mapping[str, list], Mapping[str, Any], Any], Any]] = {
-    "persona_style": _style,
-    "persona_quality": _quality,
-    "vert": _vert,
-    "summary_eval": _summary_eval,
-}
 
 
 def score_rows(
@@ -145,23 +85,17 @@ def score_rows(
     from persona_metrics.datasets.jsonl import located_errors
     from persona_metrics.summary_eval.judge_client import JudgeError
 
+    spec = metric_spec(metric)
     lines = [items.lines[i] for i in rows]
+    columns = items.rows(rows)
+    keywords = {} if judge is None else {"judge": judge}
     try:
         with captured_notes() as notes, input_errors(TypeError), located_errors(items.path, lines):
-            result = SCORE[metric](items.rows(rows), options, judge)
+            (params,) = spec.make_params(options)  # a per-item metric's one params class, given as params=
+            result = spec.score({name: columns[spec.field_of(name)] for name in spec.inputs}, params=params, **keywords)
     except JudgeError as err:
         raise judge_failure(err, judge) from err
     return result, notes
-
-
-def _views(metric: str, result: Any) -> tuple[dict[str, Any], dict[str, list]]:
-    """The means (with their intervals) of a result and its per-item columns, as the metric's report shows them."""
-    if metric == "persona_style":
-        means = {k: v for k, v in result.as_dict().items() if k != "scores"}
-        return means, {"style_similarity": result.scores.tolist()}
-    if metric == "persona_quality":
-        return result.as_dict(), result.per_item()
-    return result.means(), result.per_item()
 
 
 def single_table(metric: str, path: Path, row: Mapping[str, Any]) -> str:
@@ -178,23 +112,23 @@ def item_report(metric: str, path: Path, result: Any, notes: Sequence[str], judg
         path: the input as named (its stem names the system).
         result: the library's result over every item of the file.
         notes: the scoring's warnings.
-        judged: summary_eval was scored with a judge (the note without one says how to give one).
+        judged: the metric was scored with a judge (the result's note without one says how to give one).
     """
-    means, columns = _views(metric, result)
+    means, columns = result.summary(), result.per_item()
     size = len(next(iter(columns.values())))
     row = {"system": path.stem, "n": size, **means, "signature": result.signature}
     notes = list(notes)
-    if metric == "summary_eval" and result.note is not None:
+    if result.note is not None:
         notes.append(result.note if judged else f"{result.note}; here: -m/--model (and --base-url)")
     micro = item_rows(columns, system=path.stem, signature=result.signature)
     return Report([row], single_table(metric, path, row), notes, micro)
 
 
 def _judge(args: argparse.Namespace) -> Any:
-    """summary_eval's judge (None without ``-m``, and for the other metrics)."""
+    """The judge of a metric that takes one (its spec's ``judged``): None without ``-m``, and for the others."""
     from persona_metrics.commands.judge_options import make_judge
 
-    return make_judge(args) if args.metric == "summary_eval" else None
+    return make_judge(args) if metric_spec(args.metric).judged else None
 
 
 def score_item_file(args: argparse.Namespace, options: Mapping[str, Any]) -> Report:
@@ -209,11 +143,11 @@ def item_states(args: argparse.Namespace, options: Mapping[str, Any], shard: tup
     """The states file of shard ``shard = (I, N)`` of a per-item metric's run (``docs/scaling.md`` §2).
 
     The shard scores the I-th of N contiguous blocks of the file's items
-    (:func:`~persona_metrics.integrations.states.shard_block`); a shard past the last item writes its header only.
+    (:func:`~persona_metrics.sharding.files.shard_block`); a shard past the last item writes its header only.
     """
     from persona_metrics.datasets.jsonl import read_input_bytes
-    from persona_metrics.integrations.item_states import item_state_lines
-    from persona_metrics.integrations.states import digest, shard_block, states_text
+    from persona_metrics.sharding.files import digest, shard_block, states_text
+    from persona_metrics.sharding.items import item_state_lines
 
     items = read_items(args.metric, args.file)
     judge = _judge(args)

@@ -42,9 +42,10 @@ from persona_metrics.commands.output import (
     write_text,
 )
 from persona_metrics.formatting import comparison_text, format_estimate, format_score
+from persona_metrics.metric_registry import metric_names, metric_spec
 from persona_metrics.params import Params, option_names
-from persona_metrics.persona.params import QualityParams, StyleParams
 from persona_metrics.persona.samples import BUILTIN_PERSONAS
+from persona_metrics.persona.spec import PERSONA_QUALITY
 from persona_metrics.personalization.leaderboard import (
     LEADERBOARD_BOOTSTRAP,
     Leaderboard,
@@ -52,51 +53,50 @@ from persona_metrics.personalization.leaderboard import (
     rank_systems,
 )
 from persona_metrics.personalization.params import DistanceChoice, PersevalParams
-from persona_metrics.summary_eval.params import SummaryEvalParams
-from persona_metrics.vert.params import VertParams
 
 if TYPE_CHECKING:
     from persona_metrics.datasets.personalization import PersonalizationSample
-    from persona_metrics.integrations.states import MergedStates
     from persona_metrics.personalization import PersonalizationResult
+    from persona_metrics.sharding.documents import MergedStates
 
 NAME = "score"
-HELP = "score a JSON-lines file with one metric (perseval, degress, persona_style, persona_quality, vert, summary_eval)"
+HELP = f"score a JSON-lines file with one metric ({', '.join(metric_names())})"
 
-#: The params classes behind each metric's ``-o KEY=VALUE`` options: those of its evaluate module (``_params``).
-#: A perseval / degress leaderboard reports PerSEval, DEGRESS and P-Acc together, so both take every field.
-PARAMS: dict[str, tuple[type[Params], ...]] = {
-    "perseval": (DistanceChoice, PersevalParams),
-    "degress": (DistanceChoice, PersevalParams),
-    "persona_style": (StyleParams,),
-    "persona_quality": (QualityParams,),
-    "vert": (VertParams,),
-    "summary_eval": (SummaryEvalParams,),
-}
-#: The score ``-q`` prints, per metric.
-HEADLINE: dict[str, str] = {
-    "perseval": "perseval",
-    "degress": "degress",
-    "persona_style": "style_similarity",
-    "persona_quality": "overall_quality",
-    "vert": "vert",
-    "summary_eval": "overall",
-}
-#: ``-o KEY=VALUE`` names per metric: as in ``evaluate.load(METRIC).compute`` (see each metric's card).
-OPTIONS: dict[str, tuple[str, ...]] = {metric: option_names(params) for metric, params in PARAMS.items()}
+
+def params_of(metric: str) -> tuple[type[Params], ...]:
+    """The params classes behind the metric's ``-o KEY=VALUE`` options: its spec's (its evaluate module's).
+
+    A perseval / degress leaderboard reports PerSEval, DEGRESS and P-Acc together, so both take every field.
+    """
+    return metric_spec(metric).params
+
+
+def options_of(metric: str) -> tuple[str, ...]:
+    """``-o KEY=VALUE`` names of the metric: as in ``evaluate.load(METRIC).compute`` (see each metric's card)."""
+    return option_names(params_of(metric))
+
+
 #: Bootstrap resamples of the perseval / degress leaderboards unless ``-o bootstrap=N`` (the library's default is 0).
 DEFAULT_BOOTSTRAP = LEADERBOARD_BOOTSTRAP
-#: The options whose default here differs from the params' (``--help`` shows these).
-CLI_DEFAULTS: dict[str, dict[str, Any]] = {m: {"bootstrap": DEFAULT_BOOTSTRAP} for m in ("perseval", "degress")}
+
+
+def cli_defaults(metric: str) -> dict[str, Any]:
+    """The options whose default here differs from the params' (``--help`` shows these): a leaderboard's bootstrap."""
+    return {"bootstrap": DEFAULT_BOOTSTRAP} if metric_spec(metric).by_document else {}
 
 
 def _option_lines() -> str:
-    """Each metric's options for ``--help``: one line per option (default, allowed values, help) from its params."""
-    groups = {"perseval, degress": "perseval"} | {m: m for m in PARAMS if m not in ("perseval", "degress")}
+    """Each metric's options for ``--help``: one line per option (default, allowed values, help) from its params.
+
+    Metrics with the same params share one group (perseval, degress).
+    """
+    groups: dict[tuple[type[Params], ...], list[str]] = {}
+    for metric in metric_names():
+        groups.setdefault(params_of(metric), []).append(metric)
     lines = []
-    for label, metric in groups.items():
-        lines.append(f"  {label}:")
-        helps = [line for params in PARAMS[metric] for line in params.help_lines(CLI_DEFAULTS.get(metric))]
+    for metrics in groups.values():
+        lines.append(f"  {', '.join(metrics)}:")
+        helps = [line for params in params_of(metrics[0]) for line in params.help_lines(cli_defaults(metrics[0]))]
         lines += [
             textwrap.fill(h, 112, initial_indent="    ", subsequent_indent="      ", break_on_hyphens=False)
             for h in helps
@@ -180,7 +180,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """METRIC, FILE, ``--format``, ``-q``, ``--option``, ``--significance-resamples``, ``--micro``, shard, judge."""
     from persona_metrics.commands.judge_options import add_judge_arguments
 
-    parser.add_argument("metric", choices=tuple(OPTIONS), metavar="METRIC", help=f"one of {', '.join(OPTIONS)}")
+    names = metric_names()
+    parser.add_argument("metric", choices=names, metavar="METRIC", help=f"one of {', '.join(names)}")
     parser.add_argument("file", type=Path, metavar="FILE", help="JSON lines (what a line holds: above); - reads stdin")
     add_format_argument(parser, "-f", "--format")
     add_quiet_argument(parser)
@@ -275,7 +276,7 @@ def score_personalization_file(
     """
     from persona_metrics.datasets.personalization import leaderboard_systems, read_personalization_jsonl
 
-    check_option_names(options, OPTIONS[metric], metric)
+    check_option_names(options, options_of(metric), metric)
     sample = read_personalization_jsonl(path)
     if baseline is not None:  # before the scoring
         check_baseline_system(baseline, list(leaderboard_systems(sample)), str(path))
@@ -336,8 +337,8 @@ def _shard_lines(
     Without a scored row, the header and the excluded documents still make a valid file.
     """
     from persona_metrics.datasets.personalization import leaderboard_systems
-    from persona_metrics.integrations.states import document_line, excluded_line
     from persona_metrics.personalization.leaderboard import score_shard
+    from persona_metrics.personalization.states import document_line, excluded_line
 
     keys: Sequence[str] = sample.document_ids if sample.document_ids is not None else sample.documents
     distance, params = scorer_args
@@ -359,10 +360,11 @@ def personalization_states(
     """
     from persona_metrics.datasets.jsonl import read_input_bytes
     from persona_metrics.datasets.personalization import leaderboard_systems, read_personalization_jsonl
-    from persona_metrics.integrations.states import board_entry, digest, shard_items, states_text
     from persona_metrics.personalization.scorer import result_signature
+    from persona_metrics.sharding.documents import board_entry
+    from persona_metrics.sharding.files import digest, shard_items, states_text
 
-    check_option_names(options, OPTIONS[metric], metric)
+    check_option_names(options, options_of(metric), metric)
     sample = read_personalization_jsonl(path)
     keys = sample.document_ids if sample.document_ids is not None else sample.documents
     distance, params_options = DistanceChoice.split(options)
@@ -400,15 +402,15 @@ def merged_report(merged: MergedStates) -> Report:
 def _write_shard(args: argparse.Namespace, options: Mapping[str, Any], resamples: int) -> int:
     """``--shard I/N --states OUT``: write the shard's states (nothing on standard output but one line saying where)."""
     from persona_metrics.commands.per_item import item_states
-    from persona_metrics.integrations.states import parse_shard
+    from persona_metrics.sharding.files import parse_shard
 
     if args.states is None or args.micro is not None:
         raise InputError("--shard needs --states OUT.jsonl and takes no --micro; see docs/scaling.md section 2")
-    check_option_names(options, OPTIONS[args.metric], args.metric)
+    check_option_names(options, options_of(args.metric), args.metric)
     check_not_input("--states", args.states, [args.file])
     with input_errors():
         shard = parse_shard(args.shard)
-        if args.metric in ("perseval", "degress"):
+        if metric_spec(args.metric).by_document:
             text = personalization_states(args.metric, args.file, options, resamples, shard)
         else:
             text = item_states(args, options, shard)
@@ -425,34 +427,41 @@ def score_file(
     """The report of ``args.metric`` on ``args.file`` (``baseline``: perseval / degress only, see :func:`run`)."""
     from persona_metrics.commands.per_item import score_item_file
 
-    if args.metric in ("perseval", "degress"):
+    if metric_spec(args.metric).by_document:
         return score_personalization_file(args.metric, args.file, options, resamples, baseline)
-    check_option_names(options, OPTIONS[args.metric], args.metric)
+    check_option_names(options, options_of(args.metric), args.metric)
     return score_item_file(args, options)
 
 
-#: Why ``--baseline`` is refused for a per-item metric: each scores one system per file, and only persona_quality
-#: has a paired comparison in the library.
-NO_BASELINE: dict[str, str] = {
-    "persona_quality": "a persona_quality FILE holds one system (named after FILE); its paired comparison "
-    "(persona_metrics.persona.compare_quality) is persona-metrics cnndm --baseline, or the library on two results",
-    **{
-        metric: f"a {metric} FILE holds one system (named after FILE), and the library has no paired comparison of "
+def no_baseline(metric: str) -> str | None:
+    """Why ``--baseline`` is refused for a per-item metric (None for a leaderboard, which takes one).
+
+    Each scores one system per file, and only persona_quality has a paired comparison in the library.
+    """
+    if metric_spec(metric).by_document:
+        return None
+    if metric == PERSONA_QUALITY.name:
+        return (
+            "a persona_quality FILE holds one system (named after FILE); its paired comparison "
+            "(persona_metrics.persona.compare_quality) is persona-metrics cnndm --baseline, or the library on two "
+            "results"
+        )
+    return (
+        f"a {metric} FILE holds one system (named after FILE), and the library has no paired comparison of "
         f"{metric} results (compare_personalization: perseval, degress; compare_quality: persona_quality)"
-        for metric in ("persona_style", "vert", "summary_eval")
-    },
-}
+    )
 
 
 def check_baseline_args(args: argparse.Namespace, baseline: Baseline, resamples: int) -> None:
     """Refuse a ``--baseline`` the run cannot honour (one line each, exit status 2).
 
     Raises:
-        InputError: a per-item metric (:data:`NO_BASELINE`), ``--shard`` (states files keep no comparison),
+        InputError: a per-item metric (:func:`no_baseline`), ``--shard`` (states files keep no comparison),
             ``-q`` (the score only) or ``--significance-resamples 0``.
     """
-    if args.metric in NO_BASELINE:
-        raise InputError(f"--baseline {baseline.system}: {NO_BASELINE[args.metric]}")
+    refused = no_baseline(args.metric)
+    if refused is not None:
+        raise InputError(f"--baseline {baseline.system}: {refused}")
     if args.shard is not None or args.states is not None:
         raise InputError("--baseline does not combine with --shard / --states: run it on the whole FILE")
     if args.quiet:
@@ -478,7 +487,7 @@ def run(args: argparse.Namespace) -> int:
         report = score_file(args, options, resamples, baseline)
         if args.micro is not None:
             write_text(args.micro, jsonl_text(report.micro))
-    print_report(report, args.format, args.quiet, HEADLINE[args.metric])
+    print_report(report, args.format, args.quiet, metric_spec(args.metric).headline)
     return 0
 
 
@@ -504,4 +513,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(command_parser(NAME, DESCRIPTION, add_arguments).parse_args(argv))
 
 
-__all__ = ["DESCRIPTION", "HELP", "NAME", "OPTIONS", "InputError", "Report", "add_arguments", "main", "run"]
+__all__ = ["DESCRIPTION", "HELP", "NAME", "InputError", "Report", "add_arguments", "main", "options_of", "run"]

@@ -204,9 +204,7 @@ def short(text: str, width: int = 48) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def grouped_bars(
-    labels: Sequence[str], series: dict[str, Sequence[float]], xlabel: str, *, log: bool = False
-) -> Any:
+def grouped_bars(labels: Sequence[str], series: dict[str, Sequence[float]], xlabel: str, *, log: bool = False) -> Any:
     """A matplotlib figure of grouped horizontal bars: one group per label, one bar per series.
 
     No title: the ``gr.Plot`` label is the title. ``log=True`` draws the value axis on a log scale (for scores that

@@ -9,8 +9,9 @@ Two operations, both no-ops in a single process (no process group, or a group of
 * :func:`gather_objects` concatenates per-rank lists in rank order (``all_gather_object``), so the metric
   classes work on any backend (gloo on CPU, NCCL on GPU) and with uneven shards.
 
-And one ``torchmetrics``-style class per bundled metric (:class:`PersevalMetric`, :class:`DegressMetric`,
-:class:`PersonaQualityMetric`, :class:`PersonaStyleMetric`, :class:`VertMetric`, :class:`SummaryEvalMetric`):
+And one ``torchmetrics``-style class per registered metric, made from its spec by :func:`metric_class`
+(``PersevalMetric``, ``DegressMetric``, ``PersonaQualityMetric``, ``PersonaStyleMetric``, ``VertMetric``,
+``SummaryEvalMetric``: attributes of this module, made on first use):
 ``update`` on each rank, ``compute`` divides the work (each rank scores its own rows, or for DEGRESS / PerSEval the
 documents it owns) and merges the ranks' results exactly (:func:`persona_metrics.merge`), so every rank returns
 the single-process result bit for bit, plus ``num_empty``, the count of empty predictions, which the ``empty=``
@@ -32,22 +33,13 @@ from typing import Any, TypeVar
 from persona_metrics.integrations.empty import DEFAULT_EMPTY, EmptyPolicy, is_empty
 from persona_metrics.integrations.evaluate_support import check_option_names, input_names
 from persona_metrics.integrations.merge import merge
+from persona_metrics.metric_registry import METRIC_SPECS, metric_spec
+from persona_metrics.metric_spec import MetricSpec
 from persona_metrics.persona.formulas import text_vector
 from persona_metrics.personalization import ExcludedPart, shard_of
 from persona_metrics.validation import check_text, check_texts
 
-__all__ = [
-    "DegressMetric",
-    "DistributedMetric",
-    "PersevalMetric",
-    "PersonaQualityMetric",
-    "PersonaStyleMetric",
-    "SummaryEvalMetric",
-    "VertMetric",
-    "gather_objects",
-    "rank_and_size",
-    "run_on_main",
-]
+__all__ = ["DistributedMetric", "gather_objects", "metric_class", "rank_and_size", "run_on_main"]
 
 logger = logging.getLogger(__name__)
 
@@ -151,12 +143,13 @@ class DistributedMetric:
         result = metric.compute()  # the same dict on every rank
     """
 
-    #: The bundled metric's name (set by each subclass).
+    #: The metric's name (set by :func:`metric_class`).
     name: str = ""
 
     def __init__(self, *, empty: str = DEFAULT_EMPTY, **options: Any) -> None:
         from persona_metrics.integrations.registry import load
 
+        self._spec = metric_spec(self.name)
         self._empty = EmptyPolicy(self.name, empty)
         self._module = load(self.name, keep_in_memory=True)
         check_option_names(self._module, self.name, {}, {k: v for k, v in options.items()})
@@ -246,7 +239,7 @@ class DistributedMetric:
         kept = [p for p in range(plan.size) if p not in dropped]  # the rows scored, in order
         at = {p: k for k, p in enumerate(kept)}
         where = [None if p is None or p in dropped else at[p] for p in plan.positions[rank]]
-        mine = _my_rows(self._rows, where, self._owner if self.name in ROUTED else None, size)
+        mine = _my_rows(self._rows, where, self._owner if self._spec.by_document else None, size)
         self.scored_rows = len(mine)
         options = self._empty.compute_options(self._options)
         parts = gather_objects([_attempt(lambda: self._score_part(mine, options))])
@@ -269,7 +262,7 @@ class DistributedMetric:
         positions = [position for position, _ in rows]
         keys = [key for key in rows[0][1] if key != "indices"]
         columns = {key: [row[key] for _, row in rows] for key in keys}
-        if self.name in ROUTED:  # a part of single-reference documents only: its counts (nothing to score)
+        if self._spec.by_document:  # a part of single-reference documents only: its counts (nothing to score)
             excluded = ExcludedPart.of(columns["documents"], columns.get("document_ids"))
             if excluded is not None:
                 return excluded, positions
@@ -281,10 +274,6 @@ class DistributedMetric:
         if not parts:
             return None
         return merge([result for result, _ in parts], positions=[where for _, where in parts])
-
-
-#: Metrics whose rows are routed to the rank owning their document (they compare a document's users).
-ROUTED: tuple[str, ...] = ("perseval", "degress")
 
 
 @dataclass(frozen=True)
@@ -397,37 +386,37 @@ def _as_list(values: Any) -> list[Any]:
     return list(values.tolist() if hasattr(values, "tolist") else values)
 
 
-class PersevalMetric(DistributedMetric):
-    """PerSEval (``perseval``) over ``torch.distributed``; inputs predictions, references, documents."""
-
-    name = "perseval"
-
-
-class DegressMetric(DistributedMetric):
-    """DEGRESS / EGISES / P-Acc (``degress``) over ``torch.distributed``."""
-
-    name = "degress"
+def class_name(name: str) -> str:
+    """The distributed class name of metric ``name``: ``persona_quality`` → ``PersonaQualityMetric``."""
+    return "".join(word.capitalize() for word in name.split("_")) + "Metric"
 
 
-class PersonaQualityMetric(DistributedMetric):
-    """Persona quality (``persona_quality``) over ``torch.distributed``; inputs predictions, references, personas."""
-
-    name = "persona_quality"
+_CLASSES: dict[str, tuple[MetricSpec, type[DistributedMetric]]] = {}
 
 
-class PersonaStyleMetric(DistributedMetric):
-    """Persona style fidelity (``persona_style``) over ``torch.distributed``; inputs predictions, personas."""
+def metric_class(name: str) -> type[DistributedMetric]:
+    """The :class:`DistributedMetric` of a registered metric (:mod:`persona_metrics.metric_registry`).
 
-    name = "persona_style"
+    Made from its spec on first use, then the same class while the spec stays registered; it is also this module's
+    attribute :func:`class_name` (``from persona_metrics.integrations.distributed import PersevalMetric``).
+
+    Raises:
+        ValueError: an unknown metric (the registered ones named).
+    """
+    spec = metric_spec(name)
+    made = _CLASSES.get(name)
+    if made is None or made[0] is not spec:
+        inputs = ", ".join(spec.inputs)
+        doc = f"``{name}`` over ``torch.distributed`` (:class:`DistributedMetric`); inputs {inputs}."
+        attributes = {"name": name, "__doc__": doc, "__module__": __name__}
+        made = (spec, type(class_name(name), (DistributedMetric,), attributes))
+        _CLASSES[name] = made
+    return made[1]
 
 
-class VertMetric(DistributedMetric):
-    """VERT (``vert``) over ``torch.distributed``; inputs predictions, references."""
-
-    name = "vert"
-
-
-class SummaryEvalMetric(DistributedMetric):
-    """SummaryEval (``summary_eval``) over ``torch.distributed``; inputs predictions, sources."""
-
-    name = "summary_eval"
+def __getattr__(attribute: str) -> type[DistributedMetric]:
+    """``PersevalMetric`` and the other registered metrics' classes (:func:`metric_class`)."""
+    for name in METRIC_SPECS:
+        if class_name(name) == attribute:
+            return metric_class(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")

@@ -12,7 +12,7 @@ and the distributed metric classes (:mod:`persona_metrics.integrations.distribut
   the library defines one it is kept as it is (``perseval`` / ``degress``: the summary is at distance 1 from every
   text; ``vert``: sim 0, WMD at the cap, VERT 0; ``summary_eval``: accuracy 0 without a judge call, coherence
   0, completeness as the original computes it for the empty text, docs/summary_eval.md §6). DEGRESS rewards
-  empty output (:data:`EMPTY_REWARDED`): an empty summary is at distance 1 from every text, other empty
+  empty output (:func:`empty_rewarded`): an empty summary is at distance 1 from every text, other empty
   summaries included, so empty generations look responsive (an all-empty model gets a high DEGRESS, a model
   that gives every user one identical text ≈ 0); only ``accuracy_distance`` (1 for an empty summary) and the
   PerSEval it lowers show them, and the warning says so. For
@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from persona_metrics.metric_registry import METRIC_SPECS
 from persona_metrics.persona.stylometry import is_wordless
 from persona_metrics.validation import ALLOWED_EMPTY, check_empty, check_text
 from persona_metrics.warning import warn
@@ -43,26 +44,20 @@ from persona_metrics.warning import warn
 __all__ = [
     "ALLOWED_EMPTY",
     "DEFAULT_EMPTY",
-    "EMPTY_REWARDED",
     "EMPTY_REWARDED_NOTE",
     "NUM_EMPTY",
-    "WORDLESS_UNDEFINED",
     "EmptyPolicy",
+    "empty_rewarded",
     "is_empty",
+    "wordless_undefined",
 ]
 
 #: The default: training goes on, each empty prediction scores the metric's score for an empty summary (or 0).
 DEFAULT_EMPTY = "zero"
-#: Metrics whose library refuses a prediction without a word (style features are undefined for it) unless it is
-#: given ``empty="zero"``, which the policy ``"zero"`` passes on.
-WORDLESS_UNDEFINED: tuple[str, ...] = ("persona_style", "persona_quality")
 #: The result key of the count of empty predictions (``eval_num_empty`` in the Trainer's logs).
 NUM_EMPTY = "num_empty"
-#: Metrics whose library score of an empty summary is rewarded by DEGRESS: an empty text is at distance 1 from every
-#: text, another empty one included, so empty generations look maximally responsive (docs/evaluate_conventions.md
-#: §4.4; the degress card, Limitations).
-EMPTY_REWARDED: tuple[str, ...] = ("degress", "perseval")
-#: What the ``"zero"`` warning adds for :data:`EMPTY_REWARDED` metrics: the problem and what to do.
+#: What the ``"zero"`` warning adds for the metrics whose score of an empty summary rewards it
+#: (:func:`empty_rewarded`): the problem and what to do.
 EMPTY_REWARDED_NOTE = (
     "DEGRESS rewards empty output: an empty summary is at distance 1 from every text, other empty summaries "
     "included, so empty generations raise degress (and lower egises) as if the model were responsive (an all-empty "
@@ -73,16 +68,37 @@ EMPTY_REWARDED_NOTE = (
 )
 
 
+def wordless_undefined(name: str) -> bool:
+    """Whether metric ``name``'s library refuses a prediction without a word unless given ``empty="zero"``.
+
+    The style metrics (style features are undefined for it; their spec's ``wordless_empty``); the policy ``"zero"``
+    passes ``empty="zero"`` on. False for a metric the registry does not know (an evaluate module of another
+    package).
+    """
+    spec = METRIC_SPECS.get(name)
+    return spec is not None and spec.wordless_empty
+
+
+def empty_rewarded(name: str) -> bool:
+    """Whether metric ``name``'s score of an empty summary rewards it (its spec's ``empty_rewarded``).
+
+    DEGRESS: an empty text is at distance 1 from every text, another empty one included, so empty generations look
+    maximally responsive (docs/evaluate_conventions.md §4.4; the degress card, Limitations).
+    """
+    spec = METRIC_SPECS.get(name)
+    return spec is not None and spec.empty_rewarded
+
+
 def is_empty(name: str, text: str) -> bool:
     """Whether ``text`` is an empty prediction for metric ``name``.
 
     Empty or whitespace-only for every metric (as :func:`persona_metrics.validation.check_text` has it); for the
-    metrics of :data:`WORDLESS_UNDEFINED`, also a text without a word
+    metrics of :func:`wordless_undefined`, also a text without a word
     (:func:`persona_metrics.persona.stylometry.is_wordless`).
     """
     if not text or text.isspace():
         return True
-    return name in WORDLESS_UNDEFINED and is_wordless(text)
+    return wordless_undefined(name) and is_wordless(text)
 
 
 class EmptyPolicy:
@@ -145,12 +161,12 @@ class EmptyPolicy:
         self._empty.extend(positions)
 
     def compute_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """The compute options, with ``empty="zero"`` for a :data:`WORDLESS_UNDEFINED` metric given empty rows.
+        """The compute options, with ``empty="zero"`` for a :func:`wordless_undefined` metric given empty rows.
 
         Only when this evaluation holds an empty prediction, so an evaluation without one is computed exactly as
         the user's options say.
         """
-        if self.policy == "zero" and self._empty and self.name in WORDLESS_UNDEFINED:
+        if self.policy == "zero" and self._empty and wordless_undefined(self.name):
             return {**options, "empty": "zero"}
         return dict(options)
 
@@ -191,9 +207,7 @@ class EmptyPolicy:
 
     def _message(self, count: int, n: int, scored: bool) -> str:
         what = (
-            "empty, whitespace-only or without a word"
-            if self.name in WORDLESS_UNDEFINED
-            else "empty or whitespace-only"
+            "empty, whitespace-only or without a word" if wordless_undefined(self.name) else "empty or whitespace-only"
         )
         if self.policy == "zero":
             done = "each gets the library's score for an empty summary (0 for persona_style and persona_quality)"
@@ -201,7 +215,7 @@ class EmptyPolicy:
             done = "they are left out of the scores"
         else:
             done = "nothing was left to score, so only num_empty is reported"
-        rewarded = f" {EMPTY_REWARDED_NOTE}." if self.policy == "zero" and self.name in EMPTY_REWARDED else ""
+        rewarded = f" {EMPTY_REWARDED_NOTE}." if self.policy == "zero" and empty_rewarded(self.name) else ""
         return (
             f"{self.name}: {count} of {n} predictions are {what}; with empty={self.policy!r} {done}.{rewarded} "
             "num_empty reports the count of every evaluation (eval_num_empty in the Trainer's logs); this warning is "

@@ -9,12 +9,14 @@ import contextlib
 import inspect
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from persona_metrics.extras import require_extra
+from persona_metrics.metric_spec import MetricSpec
 from persona_metrics.params import Params, option_names
 from persona_metrics.validation import check_bool, check_ids, check_reference_lists, check_texts
 
+P = TypeVar("P", bound=Params)
 
 class ValidatedTextInputs:
     """Mixin for ``evaluate.Metric`` subclasses whose inputs are aligned lists of strings.
@@ -49,6 +51,20 @@ class ValidatedTextInputs:
     _params_not_taken: tuple[str, ...] = ()
     #: The install extra every use of the module needs (``"neural"``, ``"vert"``), checked when it is loaded.
     _extra: str | None = None
+    #: The metric's spec (:mod:`persona_metrics.metric_registry`): a module that sets it takes its inputs
+    #: (``_text_fields``), row options (``_id_options``), params and extra from it, unless it sets them itself.
+    _spec: MetricSpec | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Take the module's facts from its :attr:`_spec` where the module does not set them."""
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("_spec")
+        if spec is None:
+            return
+        facts = {"_text_fields": spec.inputs, "_id_options": spec.row_options, "_params": spec.params}
+        for name, value in {**facts, "_extra": spec.extra}.items():
+            if name not in cls.__dict__:
+                setattr(cls, name, value)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         """Refuse to load without the module's install extra (one line naming it), then set up as evaluate does.
@@ -65,8 +81,8 @@ class ValidatedTextInputs:
         """The compute options that are fields of :attr:`_params` (less ``_params_not_taken``), in declaration order."""
         return tuple(name for name in option_names(cls._params) if name not in cls._params_not_taken)
 
-    def check_option_values(self, **options: Any) -> None:
-        """Check the values of compute options before any data is scored.
+    def check_option_values(self, **options: Any) -> dict[type[Params], Params]:
+        """Check the values of compute options before any data is scored; the params objects built.
 
         Run by :meth:`compute` and, when they are built, by the training hook and the distributed metric classes,
         so a bad value fails at once and the same way everywhere. ``return_*`` flags must be bools, id options
@@ -82,8 +98,20 @@ class ValidatedTextInputs:
                 check_bool(key, value)
         for key in self._id_options:
             check_ids(options.get(key), key)
-        for params in self._params:
-            params(**params.split(options)[0])
+        return {params: params(**params.split(options)[0]) for params in self._params}
+
+    def checked_params(self, cls: type[P], values: Mapping[str, Any]) -> P:
+        """The params object of this computation: the one :meth:`compute` checked, else built from ``values``.
+
+        ``_compute`` passes it down to the library, so each option is checked once per computation.
+
+        Args:
+            cls: a params class of :attr:`_params`.
+            values: ``_compute``'s keywords (``locals()``): the fields it takes, with their defaults (a field it does
+                not take, :attr:`_params_not_taken`, keeps the class's default).
+        """
+        checked = vars(self).get("_checked_params", {}).get(cls)
+        return checked if checked is not None else cls(**{name: values[name] for name in cls.names() if name in values})
 
     def check_option_names(self, options: Any) -> None:
         """Refuse compute options that ``_compute`` does not take, before any data is written.
@@ -129,20 +157,21 @@ class ValidatedTextInputs:
         """
         options = {k: v for k, v in kwargs.items() if k not in self._text_fields}
         self.check_option_names(options)
-        self.check_option_values(**options)
+        self._checked_params = self.check_option_values(**options)  # the objects _compute passes down
         for key in self._id_options:
             if kwargs.get(key) is not None:
                 kwargs[key] = check_ids(kwargs[key], key)
         if all(kwargs.get(k) is None for k in self._text_fields) and not self._has_added_data():
             raise ValueError(
-                f"no inputs: {', '.join(self._text_fields)} are all missing and nothing was added with add or "
-                "add_batch"
+                f"no inputs: {', '.join(self._text_fields)} are all missing and nothing was added with add or add_batch"
             )
         try:
             return super().compute(**kwargs)  # type: ignore[misc]
         except Exception:
             self._discard_cache_files()
             raise
+        finally:
+            self._checked_params = {}
 
     def _has_added_data(self) -> bool:
         """Whether ``add`` / ``add_batch`` wrote rows for this computation (evaluate's writer exists)."""
@@ -285,3 +314,54 @@ def check_option_names(module: Any, name: str, mapping: Mapping[str, str], compu
         unknown = [k for k in keys if k not in params]
         if unknown:
             raise ValueError(f"{what} {unknown} are not inputs of metric {name!r}; its inputs are {list(params)}")
+
+
+# --- an evaluate module made from a metric spec --------------------------------------------------------------
+#: The output flags of a module made by :func:`spec_module`.
+SPEC_MODULE_FLAGS: tuple[str, ...] = ("return_per_item", "return_signature")
+
+
+def spec_module(spec: MetricSpec) -> type:
+    """An ``evaluate.Metric`` class for a registered metric that ships no script of its own.
+
+    Its inputs, options (the fields of the spec's params class, then :data:`SPEC_MODULE_FLAGS`) and checks are the
+    spec's and :class:`ValidatedTextInputs`'; ``compute`` returns the result's
+    :meth:`~persona_metrics.results.ItemResult.summary`, with ``per_item`` and ``signature`` on request.
+    :func:`persona_metrics.load` builds one for such a metric, so the hooks and the distributed classes find it.
+    """
+    import evaluate  # heavy (seconds): imported on first use only
+
+    (params_class,) = spec.params
+    base = ValidatedReferenceLists if spec.list_inputs else ValidatedTextInputs
+    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    parameters += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY) for name in spec.inputs]
+    parameters += [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=params_class.default(name))
+        for name in params_class.names()
+    ]
+    parameters += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=False) for name in SPEC_MODULE_FLAGS]
+
+    def _info(self: Any) -> Any:
+        return evaluate.MetricInfo(
+            description=f"{spec.name}: a metric of the {spec.family} family (persona-metrics registry)",
+            citation="",
+            inputs_description=f"inputs {list(spec.inputs)}; options {list(params_class.names())}",
+            features=self._text_features(),
+        )
+
+    def _compute(self: Any, **kwargs: Any) -> Any:
+        flags = {name: kwargs.pop(name, False) for name in SPEC_MODULE_FLAGS}
+        inputs = {name: kwargs.pop(name) for name in spec.inputs}
+        return self._output(spec.score(inputs, params=params_class(**kwargs)), **flags)
+
+    def present(self: Any, result: Any, return_per_item: bool = False, return_signature: bool = False, **_: Any) -> Any:
+        out = result.summary()
+        if return_per_item:
+            out["per_item"] = result.per_item()
+        if return_signature:
+            out["signature"] = result.signature
+        return out
+
+    _compute.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    attributes = {"_spec": spec, "_info": _info, "_compute": _compute, "present": present, "__module__": __name__}
+    return type(f"{spec.name.title().replace('_', '')}Module", (base, evaluate.Metric), attributes)

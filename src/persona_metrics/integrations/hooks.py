@@ -47,24 +47,22 @@ import numpy as np
 from persona_metrics.integrations.distributed import rank_and_size, run_on_main
 from persona_metrics.integrations.empty import DEFAULT_EMPTY, EmptyPolicy
 from persona_metrics.integrations.evaluate_support import MODEL_INPUTS, check_option_names, input_names
+from persona_metrics.metric_registry import METRIC_SPECS
 from persona_metrics.validation import as_list
 
-__all__ = ["DEFAULT_COLUMNS", "ComputeMetrics", "make_compute_metrics", "numbers_only"]
+__all__ = ["ComputeMetrics", "default_columns", "make_compute_metrics", "numbers_only"]
 
 logger = logging.getLogger(__name__)
 
-#: Side inputs read from the evaluation dataset by default: metric input name -> dataset column name.
-#: ``columns=`` passed to :func:`make_compute_metrics` is merged over these.
-DEFAULT_COLUMNS: dict[str, dict[str, str]] = {
-    "persona_style": {"personas": "persona"},
-    "persona_quality": {"personas": "persona"},
-    "perseval": {"documents": "document"},
-    "degress": {"documents": "document"},
-    "vert": {},  # predictions and references only
-    "summary_eval": {"sources": "document"},
-}
 
-#: Inputs that come from the model's outputs, never from dataset columns.
+def default_columns(name: str) -> dict[str, str]:
+    """The side inputs read from the evaluation dataset by default: metric input name -> dataset column name.
+
+    The metric spec's ``hook_columns`` (:mod:`persona_metrics.metric_registry`); none for a metric the registry
+    does not know. ``columns=`` passed to :func:`make_compute_metrics` is merged over these.
+    """
+    spec = METRIC_SPECS.get(name)
+    return dict(spec.hook_columns) if spec is not None else {}
 
 
 def numbers_only(result: Mapping[str, Any]) -> dict[str, int | float]:
@@ -362,7 +360,7 @@ def make_compute_metrics(
     if getattr(tokenizer, "pad_token_id", None) is None:
         raise ValueError("tokenizer.pad_token_id is not set; it replaces -100 before decoding")
     inputs = input_names(module)
-    mapping = {**DEFAULT_COLUMNS.get(name, {}), **(columns or {})}
+    mapping = {**default_columns(name), **(columns or {})}
     _check_side_inputs(name, inputs, mapping)
     check_option_names(module, name, mapping, compute_kwargs)
     if hasattr(module, "check_option_values"):  # the bundled modules: the library's checks of every value

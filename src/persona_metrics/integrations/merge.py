@@ -1,59 +1,25 @@
 """``merge(results)``: results scored on parts of one input made one, as if scored at once (``docs/scaling.md`` §1).
 
 DEGRESS / PerSEval merge their per-document states (:func:`~persona_metrics.personalization.merge_personalization`);
-the per-item metrics merge their items (:func:`~persona_metrics.merging.merge_items`) and recompute their
-bootstrap intervals over the merged items with the parts' own resample count and seed (read from the signature,
-which records them). Either way the merged result equals the unsharded call's bit for bit.
+the per-item results merge themselves (:meth:`~persona_metrics.results.ItemResult.merge`: their items, then the
+bootstrap intervals drawn again over all items with the resamples and seed the result keeps). Either way the merged
+result equals the unsharded call's bit for bit.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from persona_metrics.merging import check_results, check_signatures, merge_items
-from persona_metrics.persona.quality import QualityResult
-from persona_metrics.persona.style import StyleResult
+from persona_metrics.metric_registry import METRIC_SPECS
 from persona_metrics.personalization import ExcludedPart, PersonalizationResult, merge_personalization
-from persona_metrics.signature import Signature
-from persona_metrics.significance import bootstrap_intervals
-from persona_metrics.summary_eval.scorer import SummaryEvalResult
-from persona_metrics.vert.scorer import VertResult
+from persona_metrics.results import ItemResult
 
 
-def _bootstrap(config: Signature) -> tuple[int, int] | None:
-    """``(resamples, seed)`` from a signature's ``bootstrap:N,seed:S`` part, or None without one."""
-    for part in config.parts:
-        if part.startswith("bootstrap:") and ",seed:" in part:
-            count, seed = part.removeprefix("bootstrap:").split(",seed:")
-            return int(count), int(seed)
-    return None
-
-
-def _style(merged: StyleResult) -> StyleResult:
-    drawn = _bootstrap(merged.config)
-    if drawn is None:
-        return merged
-    return dataclasses.replace(merged, intervals=bootstrap_intervals({"style_similarity": merged.scores}, *drawn))
-
-
-def _quality(merged: QualityResult) -> QualityResult:
-    drawn = _bootstrap(merged.config)
-    if drawn is None:
-        return merged
-    return dataclasses.replace(merged, intervals=bootstrap_intervals(merged.components(), *drawn))
-
-
-#: Per-item result type → (its number of items, what it recomputes over the merged items).
-PER_ITEM: dict[type, tuple[Callable[[Any], int], Callable[[Any], Any]]] = {
-    StyleResult: (lambda result: len(result.scores), _style),
-    QualityResult: (lambda result: len(result.overall_quality), _quality),
-    VertResult: (len, lambda merged: merged),
-    SummaryEvalResult: (len, lambda merged: merged),
-}
-#: Every result type :func:`merge` takes.
-MERGEABLE: tuple[type, ...] = (PersonalizationResult, ExcludedPart, *PER_ITEM)
+def _item_results() -> tuple[type[ItemResult], ...]:
+    """The per-item result types of the registered metrics (their specs' ``result``), in table order."""
+    kinds = (spec.result for spec in METRIC_SPECS.values() if issubclass(spec.result, ItemResult))
+    return tuple(dict.fromkeys(kinds))
 
 
 def merge(results: Sequence[Any], positions: Sequence[Sequence[int]] | None = None) -> Any:
@@ -84,18 +50,15 @@ def merge(results: Sequence[Any], positions: Sequence[Sequence[int]] | None = No
         >>> merge(parts).mean == whole.mean
         True
     """
-    names = ", ".join(t.__name__ for t in MERGEABLE)
+    per_item = _item_results()
+    names = ", ".join(t.__name__ for t in (PersonalizationResult, ExcludedPart, *per_item))
     if isinstance(results, str) or not isinstance(results, Sequence):
         raise TypeError(f"results must be a sequence of one of {names}, got {type(results).__name__}")
     if not results:
         raise ValueError("results is empty: give at least one result")
     kind = type(results[0])
-    if kind not in MERGEABLE:
+    if kind not in (PersonalizationResult, ExcludedPart, *per_item):
         raise TypeError(f"results[0] must be one of {names}, got {kind.__name__}")
     if kind in (PersonalizationResult, ExcludedPart):
         return merge_personalization(results, positions)
-    parts = check_results(results, kind)
-    size, recompute = PER_ITEM[kind]
-    check_signatures(list(enumerate(parts)))
-    bare = [dataclasses.replace(part, intervals={}) if hasattr(part, "intervals") else part for part in parts]
-    return recompute(merge_items(bare, [size(part) for part in parts], positions))
+    return kind.merge(results, positions)

@@ -11,54 +11,15 @@ for bit. DEGRESS and PerSEval compare the users of one document, so their parts 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import pickle
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from persona_metrics.integrations.merge import merge
+from persona_metrics.metric_registry import metric_spec
+from persona_metrics.metric_spec import MetricSpec
 from persona_metrics.personalization import ExcludedPart, shard_of
-from persona_metrics.validation import check_choice
 
-
-@dataclasses.dataclass(frozen=True)
-class MetricInputs:
-    """How the library scores a metric's rows.
-
-    Attributes:
-        function: the library's scoring function, ``"module:name"`` (imported in the worker, on first use).
-        columns: the function's positional inputs, in order; the engine's columns carry these names.
-        optional: keyword inputs taken when a column of that name is present.
-        by_document: a part must hold whole documents (DEGRESS / PerSEval), grouped by :meth:`document_column`.
-    """
-
-    function: str
-    columns: tuple[str, ...]
-    optional: tuple[str, ...] = ()
-    by_document: bool = False
-
-    def document_column(self, columns: Iterable[str]) -> str:
-        """The column that names a row's document: ``document_ids`` when present, else ``documents``."""
-        return "document_ids" if "document_ids" in set(columns) else "documents"
-
-
-_PERSONALIZATION = MetricInputs(
-    "persona_metrics.personalization:score_personalization",
-    ("predictions", "references", "documents"),
-    ("document_ids",),
-    by_document=True,
-)
-#: Each metric's library function and input columns (the names of the evaluate modules' inputs).
-METRIC_INPUTS: dict[str, MetricInputs] = {
-    "perseval": _PERSONALIZATION,
-    "degress": _PERSONALIZATION,
-    "persona_style": MetricInputs("persona_metrics.persona.style:score_style", ("predictions", "personas")),
-    "persona_quality": MetricInputs(
-        "persona_metrics.persona.quality:score_quality", ("predictions", "references", "personas")
-    ),
-    "vert": MetricInputs("persona_metrics.vert.scorer:score_vert", ("predictions", "references")),
-    "summary_eval": MetricInputs("persona_metrics.summary_eval.scorer:score_summary_eval", ("predictions", "sources")),
-}
 #: The column of a packed part (one row per part: :func:`pack`).
 STATE = "state"
 
@@ -80,17 +41,22 @@ class Part:
     worker: str = ""
 
 
-def check_columns(metric: str, columns: Iterable[str]) -> MetricInputs:
-    """The metric's inputs, after checking that ``columns`` has every one of them.
+def check_columns(metric: str | MetricSpec, columns: Iterable[str]) -> MetricSpec:
+    """The metric's spec (:mod:`persona_metrics.metric_registry`), after checking that ``columns`` has its inputs.
 
     Raises:
         ValueError: an unknown metric (the known ones named) or a missing input column (named).
     """
-    spec = METRIC_INPUTS[check_choice("metric", metric, list(METRIC_INPUTS))]
-    missing = [name for name in spec.columns if name not in set(columns)]
+    spec = metric if isinstance(metric, MetricSpec) else metric_spec(metric)
+    missing = [name for name in spec.inputs if name not in set(columns)]
     if missing:
-        raise ValueError(f"{metric} needs the input columns {list(spec.columns)}; missing {missing}")
+        raise ValueError(f"{spec.name} needs the input columns {list(spec.inputs)}; missing {missing}")
     return spec
+
+
+def document_column(columns: Iterable[str]) -> str:
+    """The column that names a row's document: ``document_ids`` when present, else ``documents``."""
+    return "document_ids" if "document_ids" in set(columns) else "documents"
 
 
 def _in_input_order(columns: Mapping[str, Sequence[Any]], positions: Sequence[int]) -> tuple[dict, tuple[int, ...]]:
@@ -100,12 +66,14 @@ def _in_input_order(columns: Mapping[str, Sequence[Any]], positions: Sequence[in
     return rows, tuple(int(positions[i]) for i in order)
 
 
-def score_rows(metric: str, columns: Mapping[str, Sequence[Any]], positions: Sequence[int], **options: Any) -> Part:
+def score_rows(
+    metric: str | MetricSpec, columns: Mapping[str, Sequence[Any]], positions: Sequence[int], **options: Any
+) -> Part:
     """Score some rows of the whole input with the library, as one part to merge.
 
     Args:
-        metric: a key of :data:`METRIC_INPUTS`.
-        columns: the rows' inputs by name (:data:`METRIC_INPUTS`); other columns are ignored.
+        metric: a registered metric's name, or its spec (a worker of another process may not have its registry).
+        columns: the rows' inputs by name (the spec's inputs and row options); other columns are ignored.
         positions: each row's position in the whole input.
         **options: the library function's keyword options (``distance="rougeL"``, ``bootstrap=1000`` ...).
 
@@ -116,16 +84,13 @@ def score_rows(metric: str, columns: Mapping[str, Sequence[Any]], positions: Seq
         ValueError: a missing column; the library's own errors for bad inputs or options.
     """
     spec = check_columns(metric, columns)
-    wanted = [name for name in (*spec.columns, *spec.optional) if name in columns]
+    wanted = [name for name in spec.known_columns() if name in columns]
     rows, where = _in_input_order({name: columns[name] for name in wanted}, positions)
     if spec.by_document:
         excluded = ExcludedPart.of(rows["documents"], rows.get("document_ids"))
         if excluded is not None:
             return Part(where, excluded)
-    module, name = spec.function.split(":")
-    function = getattr(importlib.import_module(module), name)
-    keywords = {name: rows[name] for name in spec.optional if name in rows}
-    return Part(where, function(*(rows[name] for name in spec.columns), **keywords, **options))
+    return Part(where, spec.score(rows, **options))
 
 
 def pack(part: Part) -> bytes:
@@ -158,7 +123,9 @@ def merge_parts(parts: Sequence[Part]) -> Any:
     return merge([part.result for part in parts], positions=[part.positions for part in parts])
 
 
-def score_batch(batch: Mapping[str, Sequence[Any]], indices: Sequence[int], *, metric: str, **options: Any) -> dict:
+def score_batch(
+    batch: Mapping[str, Sequence[Any]], indices: Sequence[int], *, metric: str | MetricSpec, **options: Any
+) -> dict:
     """``datasets.Dataset.map(..., batched=True, with_indices=True)``: a batch scored as one packed part.
 
     For the per-item metrics (any rows make a part). Pass ``remove_columns=dataset.column_names``: the output has
@@ -178,13 +145,15 @@ def shard_rows(document_ids: Iterable[Hashable], num_shards: int) -> dict[str, l
     return {"rows": [shard for shard in rows if shard]}
 
 
-def score_shards(batch: Mapping[str, Sequence[Sequence[int]]], *, data: Any, metric: str, **options: Any) -> dict:
+def score_shards(
+    batch: Mapping[str, Sequence[Sequence[int]]], *, data: Any, metric: str | MetricSpec, **options: Any
+) -> dict:
     """``datasets.Dataset.map(..., batched=True)`` over :func:`shard_rows`: each shard of ``data`` packed, scored.
 
     Args:
         batch: ``{"rows": [row numbers of ``data``, per shard]}``.
         data: the whole input, a ``datasets.Dataset`` with the metric's input columns.
-        metric: a key of :data:`METRIC_INPUTS`.
+        metric: a registered metric's name, or its spec.
         **options: the library function's keyword options.
 
     Returns:

@@ -16,7 +16,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from persona_metrics.extras import require
-from persona_metrics.integrations.parts import STATE, Part, check_columns, merge_parts, pack, score_rows, unpack
+from persona_metrics.integrations.parts import (
+    STATE,
+    Part,
+    check_columns,
+    document_column,
+    merge_parts,
+    pack,
+    score_rows,
+    unpack,
+)
+from persona_metrics.metric_spec import MetricSpec
 from persona_metrics.personalization import shard_of
 from persona_metrics.validation import check_number
 
@@ -93,7 +103,7 @@ def _task_id() -> str:
     return ray.get_runtime_context().get_task_id() or ""
 
 
-def _score_table(table: pa.Table, *, metric: str, position: str, options: Mapping[str, Any]) -> pa.Table:
+def _score_table(table: pa.Table, *, metric: MetricSpec, position: str, options: Mapping[str, Any]) -> pa.Table:
     """One block or group of rows scored: a one-row table holding the packed :class:`Part`."""
     import pyarrow as pa
 
@@ -151,13 +161,13 @@ def score_parts(
     check_number("batch_size", batch_size, 1, integer=True)
     check_number("num_shards", num_shards, 1, integer=True)
     _check_positions(names, position_column)
-    keep = [name for name in (*spec.columns, *spec.optional, position_column) if name in names]
+    keep = [name for name in (*spec.known_columns(), position_column) if name in names]
     dataset = dataset.select_columns(keep)
-    score = functools.partial(_score_table, metric=metric, position=position_column, options=dict(options))
+    score = functools.partial(_score_table, metric=spec, position=position_column, options=dict(options))
     remote = dict(map_options or {})
     if spec.by_document:
         # num_shards blocks before the sort: its tasks grow as blocks², and each block is one scoring task after it
-        shard = functools.partial(_add_shard, column=spec.document_column(keep), num_shards=num_shards)
+        shard = functools.partial(_add_shard, column=document_column(keep), num_shards=num_shards)
         keyed = dataset.map_batches(shard, batch_size=_SHARD_BATCH_ROWS, batch_format="pyarrow")
         keyed = keyed.repartition(num_shards)
         with _sort_shuffle(keyed.context):

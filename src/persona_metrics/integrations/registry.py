@@ -53,10 +53,12 @@ def metric_script(name: str) -> Path:
 def load(name: str, **kwargs: Any) -> Any:
     """Load a bundled metric as an ``evaluate`` module, by the installed script's path (``persona_metrics.load``).
 
-    Makes no network call and logs no warning, from any working directory.
+    Makes no network call and logs no warning, from any working directory. A metric registered with
+    :func:`~persona_metrics.metric_registry.register_metric` that ships no script gets a module made from its spec
+    (:func:`~persona_metrics.integrations.evaluate_support.spec_module`).
 
     Args:
-        name: one of :data:`persona_metrics.METRICS`.
+        name: one of :data:`persona_metrics.METRICS`, or a registered metric's name.
         **kwargs: passed to ``evaluate.load`` (``config_name``, ``experiment_id``, ``keep_in_memory`` ...).
 
     Returns:
@@ -67,6 +69,13 @@ def load(name: str, **kwargs: Any) -> Any:
     """
     import evaluate  # heavy (seconds): imported on first use only
 
+    if name not in available_metrics():
+        from persona_metrics.metric_registry import METRIC_SPECS
+
+        if name in METRIC_SPECS:  # a registered metric without a script of its own: its module, made from its spec
+            from persona_metrics.integrations.evaluate_support import spec_module
+
+            return spec_module(METRIC_SPECS[name])(**kwargs)
     return evaluate.load(str(metric_script(name)), **kwargs)
 
 

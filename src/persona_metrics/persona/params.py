@@ -234,8 +234,8 @@ class QualityParams(Params):
 
     @property
     def style(self) -> StyleParams:
-        """The style options (no bootstrap: the quality result draws its own, over every component)."""
-        return StyleParams(
+        """The style options, checked here already (no bootstrap: the quality result draws its own intervals)."""
+        return StyleParams.of_checked(
             method=self.style_method,
             persona_samples=self.persona_samples,
             persona_dir=self.persona_dir,

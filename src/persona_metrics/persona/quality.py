@@ -54,8 +54,14 @@ from persona_metrics.persona.params import resolve_content_weights as resolve_co
 from persona_metrics.persona.style import style_result
 from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.resources import sent_tokenize
+from persona_metrics.results import ItemResult
 from persona_metrics.signature import Signature
-from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals, check_bootstrap
+from persona_metrics.significance import (
+    DEFAULT_BOOTSTRAP_SEED,
+    BootstrapDraw,
+    bootstrap_intervals,
+    check_bootstrap,
+)
 from persona_metrics.validation import check_path, check_reference_lists, check_texts
 from persona_metrics.warning import warn
 
@@ -401,7 +407,7 @@ def _content(
 
 
 @dataclass(frozen=True)
-class QualityResult:
+class QualityResult(ItemResult):
     """Overall persona quality per item, its components, and every view of them callers need.
 
     Attributes:
@@ -415,6 +421,7 @@ class QualityResult:
             the same resamples), when asked for (:meth:`with_bootstrap`, ``score_quality(bootstrap=N)``).
         empty: positions of the predictions without a word, every component 0 under ``empty="zero"`` (none
             otherwise).
+        bootstrap: the resamples and seed of :attr:`intervals` (None without), so a merge draws them again.
     """
 
     content: ContentResult
@@ -425,11 +432,18 @@ class QualityResult:
     bands: tuple[str | None, ...] = field(default=())
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
     empty: tuple[int, ...] = ()
+    bootstrap: BootstrapDraw | None = None
 
-    @property
-    def signature(self) -> str:
-        """Content and style settings, the weights and the persona_metrics version (last)."""
-        return str(self.config)
+    def __len__(self) -> int:
+        """The number of items."""
+        return len(self.overall_quality)
+
+    def completed(self) -> QualityResult:
+        """A merged result's intervals, drawn again over all its items with the resamples and seed it keeps."""
+        if self.bootstrap is None:
+            return self
+        drawn = self.bootstrap
+        return replace(self, intervals=bootstrap_intervals(self.components(), drawn.resamples, drawn.seed))
 
     def components(self) -> dict[str, np.ndarray]:
         """Per-item arrays by output name: overall, content, style, ROUGE-Lsum, BERTScore F1 (and BLEURT)."""
@@ -471,6 +485,7 @@ class QualityResult:
             self,
             intervals=bootstrap_intervals(self.components(), bootstrap, seed),
             config=self.config + Signature.of(bootstrap=f"{bootstrap},seed:{seed}"),
+            bootstrap=BootstrapDraw(bootstrap, seed),
         )
 
     def as_dict(self, per_item: bool = False, signature: bool = False) -> dict[str, Any]:
@@ -478,11 +493,7 @@ class QualityResult:
 
         Each mean is followed by its interval, ``<name>_ci_low`` / ``<name>_ci_high``, when one was computed.
         """
-        out: dict[str, Any] = {}
-        for name, mean in self.means().items():
-            out[name] = mean
-            if name in self.intervals:
-                out[f"{name}_ci_low"], out[f"{name}_ci_high"] = self.intervals[name]
+        out = self.summary()
         if per_item:
             out["per_item"] = self.per_item()
         if signature:
@@ -536,6 +547,7 @@ def score_quality(
     bootstrap: int = 0,
     seed: int = DEFAULT_BOOTSTRAP_SEED,
     empty: str = "error",
+    params: QualityParams | None = None,
 ) -> QualityResult:
     """Overall persona quality: ``0.70 × content_quality + 0.30 × style_similarity`` (weights configurable).
 
@@ -560,6 +572,8 @@ def score_quality(
             raises the style library's named error; ``"zero"`` scores every component of it 0 (ROUGE-Lsum, BERTScore
             F1, BLEURT, style, content and overall quality; band ``None``) without scoring its content, the other
             items as usual, every mean and interval over all items with those zeros (:attr:`QualityResult.empty`).
+        params: the options above as one checked :class:`~persona_metrics.persona.params.QualityParams` (the
+            ``persona_quality`` module's names: ``bertscore`` as its four fields), instead of one by one.
 
     Raises:
         TypeError / ValueError: bad inputs, unknown personas, weights that do not sum to 1, a bad
@@ -567,22 +581,23 @@ def score_quality(
             (index named).
     """
     config = _bertscore_config(bertscore)
-    params = QualityParams(  # every option, before any model work
-        bertscore_model=config.model,
-        bertscore_layers=config.num_layers,
-        rescale=config.rescale,
-        baseline_path=config.baseline_path,
-        bleurt_checkpoint=bleurt_checkpoint,
-        content_weights=content_weights,
-        overall_weights=overall_weights,
-        persona_samples=persona_samples,  # type: ignore[arg-type]  # checked and converted to lists
-        persona_dir=persona_dir,
-        centroid_cache=centroid_cache,
-        style_method=style_method,
-        bootstrap=bootstrap,
-        seed=seed,
-        empty=empty,
-    )
+    options = {
+        "bertscore_model": config.model,
+        "bertscore_layers": config.num_layers,
+        "rescale": config.rescale,
+        "baseline_path": config.baseline_path,
+        "bleurt_checkpoint": bleurt_checkpoint,
+        "content_weights": content_weights,
+        "overall_weights": overall_weights,
+        "persona_samples": persona_samples,
+        "persona_dir": persona_dir,
+        "centroid_cache": centroid_cache,
+        "style_method": style_method,
+        "bootstrap": bootstrap,
+        "seed": seed,
+        "empty": empty,
+    }
+    params = QualityParams.from_call(params, options)  # every option, before any model work
     zero = params.empty == "zero"
     texts = check_texts(allow_empty=("predictions",) if zero else (), predictions=predictions, personas=personas)
     predictions, personas = texts["predictions"], texts["personas"]

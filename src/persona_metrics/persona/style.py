@@ -21,7 +21,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -76,8 +76,9 @@ from persona_metrics.persona.stylometry import (
     is_wordless,
 )
 from persona_metrics.resources import cache_dir, cache_writes, remove_if_stale, replace_file
+from persona_metrics.results import ItemResult
 from persona_metrics.signature import Signature, package_version
-from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, bootstrap_intervals
+from persona_metrics.significance import DEFAULT_BOOTSTRAP_SEED, BootstrapDraw, bootstrap_intervals
 from persona_metrics.validation import check_bool, check_texts
 from persona_metrics.warning import warn
 
@@ -356,7 +357,7 @@ METHOD_SIGNATURES: Mapping[str, Signature] = {
 
 
 @dataclass(frozen=True)
-class StyleResult:
+class StyleResult(ItemResult):
     """Per-item style similarity to the target persona, and how it was made.
 
     Attributes:
@@ -372,6 +373,7 @@ class StyleResult:
         intervals: ``{"style_similarity": (lo, hi)}``, the 95 % item-bootstrap interval of the mean, when asked
             for (``bootstrap=N``); empty otherwise.
         empty: positions of the predictions without a word, scored 0 under ``empty="zero"`` (none otherwise).
+        bootstrap: the resamples and seed of :attr:`intervals` (None without), so a merge draws them again.
     """
 
     scores: np.ndarray
@@ -381,11 +383,7 @@ class StyleResult:
     config: Signature
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
     empty: tuple[int, ...] = ()
-
-    @property
-    def signature(self) -> str:
-        """Feature set, method, samples hash and the persona_metrics version (last)."""
-        return str(self.config)
+    bootstrap: BootstrapDraw | None = None
 
     @property
     def method(self) -> str:
@@ -396,6 +394,26 @@ class StyleResult:
     def mean(self) -> float:
         """Mean style similarity (over every item, the empty ones' zeros included)."""
         return float(self.scores.mean())
+
+    def __len__(self) -> int:
+        """The number of items."""
+        return len(self.scores)
+
+    def means(self) -> dict[str, float]:
+        """``{"style_similarity": mean}``."""
+        return {"style_similarity": self.mean}
+
+    def per_item(self) -> dict[str, list]:
+        """``{"style_similarity": one score per item}``."""
+        return {"style_similarity": self.scores.tolist()}
+
+    def completed(self) -> StyleResult:
+        """A merged result's interval, drawn again over all its items with the resamples and seed it keeps."""
+        if self.bootstrap is None:
+            return self
+        drawn = self.bootstrap
+        intervals = bootstrap_intervals({"style_similarity": self.scores}, drawn.resamples, drawn.seed)
+        return replace(self, intervals=intervals)
 
     def as_dict(self, features: bool = False, nearest: bool = False, signature: bool = False) -> dict[str, Any]:
         """``style_similarity`` (mean), its interval when computed, and ``scores``; more on request.
@@ -445,6 +463,7 @@ def score_style(
     bootstrap: int = 0,
     seed: int = DEFAULT_BOOTSTRAP_SEED,
     empty: str = "error",
+    params: StyleParams | None = None,
 ) -> StyleResult:
     """Style similarity of each prediction to its persona's centroid.
 
@@ -466,6 +485,8 @@ def score_style(
         empty: what a prediction without a word (empty, whitespace-only, ``"!!!"``) does: ``"error"`` (default)
             raises the named error below; ``"zero"`` scores it 0 (nearest persona, band and features ``None``),
             the mean and its interval taken over every item with those zeros (:attr:`StyleResult.empty` lists them).
+        params: the options above (all but ``return_features``) as one checked
+            :class:`~persona_metrics.persona.params.StyleParams`, instead of one by one.
 
     Raises:
         TypeError: a non-string item (field and index named), or a seed that is not an int.
@@ -475,16 +496,16 @@ def score_style(
             ``"error"`` and ``"zero"``, or a bad ``bootstrap``.
     """
     check_bool("return_features", return_features)
-    params = StyleParams(
-        method=method,
-        persona_samples=persona_samples,  # type: ignore[arg-type]  # checked and converted to lists
-        persona_dir=persona_dir,
-        centroid_cache=centroid_cache,
-        bootstrap=bootstrap,
-        seed=seed,
-        empty=empty,
-    )
-    return style_result(predictions, personas, params, return_features=return_features)
+    options = {
+        "method": method,
+        "persona_samples": persona_samples,
+        "persona_dir": persona_dir,
+        "centroid_cache": centroid_cache,
+        "bootstrap": bootstrap,
+        "seed": seed,
+        "empty": empty,
+    }
+    return style_result(predictions, personas, StyleParams.from_call(params, options), return_features=return_features)
 
 
 def style_result(
@@ -530,6 +551,7 @@ def style_result(
         config=config,
         intervals=intervals,
         empty=blank,
+        bootstrap=BootstrapDraw(params.bootstrap, params.seed) if params.bootstrap else None,
     )
 
 

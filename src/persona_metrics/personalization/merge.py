@@ -159,7 +159,7 @@ def merge_documents(
     """The result of the parts' scored documents, their ``indices`` already positions in the whole input.
 
     The documents are reduced in the order of their first item (the unsharded call's order); this is the step
-    :func:`merge_personalization` and the CLI's states files (:mod:`persona_metrics.integrations.states`) share.
+    :func:`merge_personalization` and the CLI's states files (:mod:`persona_metrics.sharding.files`) share.
 
     Args:
         parts: per part, its scored documents.

@@ -387,7 +387,7 @@ class PersonalizationScorer:
                 :class:`PersevalParams`), not both.
             **options: ``alpha``, ``beta``, ``gamma``, ``p_acc_alpha``, ``p_acc_beta``, ``bootstrap``, ``seed``.
         """
-        params = _params(params, options)
+        params = PersevalParams.from_call(params, options)
         predictions = check_texts(allow_empty=("predictions",), predictions=predictions)["predictions"]
         n_items = len(predictions)
         if n_items != self.num_items:
@@ -461,20 +461,6 @@ def system_result(
     )
 
 
-def _params(params: PersevalParams | None, options: dict[str, Any]) -> PersevalParams:
-    """``params``, or a :class:`PersevalParams` built from keyword options (unknown names refused)."""
-    if params is not None:
-        if options:
-            raise TypeError(f"give either params or the options {sorted(options)}, not both")
-        if not isinstance(params, PersevalParams):
-            raise TypeError(f"params must be a PersevalParams, got {type(params).__name__}")
-        return params
-    unknown = sorted(set(options) - set(PersevalParams.__dataclass_fields__))
-    if unknown:
-        raise TypeError(f"unknown options {unknown}; known: {list(PersevalParams.__dataclass_fields__)}")
-    return PersevalParams(**options)
-
-
 def score_personalization(
     predictions: Sequence[str],
     references: Sequence[str],
@@ -523,7 +509,7 @@ def score_personalization(
         >>> round(res.degress, 6), round(res.perseval, 6)
         (1.0, 0.998991)
     """
-    params = _params(params, options)  # fail on a bad option before any distance work
+    params = PersevalParams.from_call(params, options)  # fail on a bad option before any distance work
     texts = check_texts(
         allow_empty=("predictions",), predictions=predictions, references=references, documents=documents
     )

@@ -18,12 +18,13 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.extras import require
+from persona_metrics.results import ItemResult
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.summary_eval import components as C
 from persona_metrics.summary_eval import formulas as F
 from persona_metrics.summary_eval.calibration import warn_if_unchecked
 from persona_metrics.summary_eval.judge import Judge, OnVerdict, Verdict
-from persona_metrics.summary_eval.params import SummaryEvalParams, resolve
+from persona_metrics.summary_eval.params import SummaryEvalParams
 from persona_metrics.text_services import SentenceTransformerEncoder
 from persona_metrics.validation import check_texts
 
@@ -47,7 +48,7 @@ SOME_INVALID_NOTE = (
 
 
 @dataclass(frozen=True, eq=False)
-class SummaryEvalResult:
+class SummaryEvalResult(ItemResult):
     """Per-item SummaryEval scores and how they were made.
 
     Attributes:
@@ -77,11 +78,6 @@ class SummaryEvalResult:
 
     def __len__(self) -> int:
         return len(self.completeness)
-
-    @property
-    def signature(self) -> str:
-        """The config signature, ``persona_metrics:<version>`` last."""
-        return str(self.config)
 
     @property
     def num_invalid(self) -> int:
@@ -175,7 +171,7 @@ class SummaryEvalScorer:
     ) -> None:
         if judge is not None and not isinstance(judge, Judge):
             raise TypeError(f"judge must be a persona_metrics.summary_eval.Judge, got {type(judge).__name__}")
-        self.params = resolve(SummaryEvalParams, params, options)
+        self.params = SummaryEvalParams.from_call(params, options)
         if device is not None and not isinstance(device, str):
             raise TypeError(f"device must be a torch device name (str) or None, got {type(device).__name__}")
         require("SummaryEval's completeness and coherence", "torch", "sentence_transformers", "sklearn")

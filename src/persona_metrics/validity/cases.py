@@ -77,26 +77,30 @@ _EXTRA_CHECKS: Mapping[str, Callable[[Mapping[str, Any], str], None]] = {
 
 
 def case_path(name: str, cases_dir: str | Path | None = None) -> Path:
-    """The path of case file ``name`` (a key of :data:`CASE_FIELDS`) in ``cases_dir`` (default: the shipped folder).
+    """The path of case file ``name`` in ``cases_dir`` (default: the shipped folder, its files :data:`CASE_FIELDS`).
 
     Raises:
-        ValueError: an unknown file name (the known ones listed).
+        ValueError: a file name the shipped folder does not have (the known ones listed).
     """
-    if name not in CASE_FIELDS:
+    if cases_dir is None and name not in CASE_FIELDS:
         raise ValueError(f"{name!r} is not a validity case file; known: {list(CASE_FIELDS)}")
     return Path(CASES_DIR if cases_dir is None else cases_dir) / name
 
 
-def load_cases(name: str, cases_dir: str | Path | None = None) -> list[dict[str, Any]]:
-    """Every line of case file ``name``, checked.
+def load_cases(
+    name: str, cases_dir: str | Path | None = None, fields: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """Every line of case file ``name``, checked: its string ``fields`` (default: :data:`CASE_FIELDS`'), an ``id``.
 
     Raises:
         FileNotFoundError: the file does not exist.
         ValueError: a malformed line (``file:line`` and the field named: a missing, non-string or empty field, a
             text with a lone surrogate, an unknown persona), a repeated id, or no line.
     """
+    if fields is None and name not in CASE_FIELDS:
+        raise ValueError(f"{name!r} is not a validity case file; known: {list(CASE_FIELDS)}")
     path = case_path(name, cases_dir)
-    fields = CASE_FIELDS[name]
+    fields = CASE_FIELDS[name] if fields is None else tuple(fields)
     rows: list[dict[str, Any]] = []
     seen: set[tuple[str, ...]] = set()
     for lineno, row in iter_jsonl(path):

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from persona_metrics.distances import DISTANCES, get_distance
+from persona_metrics.metric_registry import METRIC_SPECS
+from persona_metrics.metric_spec import resolve
 from persona_metrics.params import Params
 from persona_metrics.persona.params import QualityParams, StyleParams
 from persona_metrics.personalization.scorer import score_personalization
@@ -221,6 +223,8 @@ class Suite:
     files: tuple[str, ...]
     check: Callable[[Cases, Method], list[P.Check]]
     group: Callable[[Mapping[str, Any]], Any] = lambda row: None
+    #: The string fields of each case file that is not a shipped one (a registered metric's own suite).
+    fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 #: Per metric (the CLI's METRIC), its suite.
@@ -235,26 +239,49 @@ SUITES: Mapping[str, Suite] = {
     "persona_quality": Suite(tuple(QUALITY_FILES), _quality, lambda row: row["persona"]),
     "perseval": Suite(("perseval.jsonl",), _perseval),
 }
-#: The metrics the suite measures, in table order.
+#: The metrics the shipped suite measures, in table order.
 METRICS: tuple[str, ...] = tuple(SUITES)
+
+
+def _suite(validity: Any) -> Suite:
+    """A spec's ``validity``: a :class:`Suite`, or ``"module:name"`` of one."""
+    suite: Suite = resolve(validity) if isinstance(validity, str) else validity
+    return suite
+
+
+def suites() -> dict[str, Suite]:
+    """Per metric, its suite: the shipped ones, then each registered metric's own (its spec's ``validity``).
+
+    A metric added with :func:`~persona_metrics.metric_registry.register_metric` brings its suite as
+    :class:`Suite` (or ``"module:name"`` of one); its one method is its default (no option changed).
+    """
+    extra = {s.name: _suite(s.validity) for s in METRIC_SPECS.values() if s.validity and s.name not in SUITES}
+    return {**SUITES, **extra}
+
+
+def all_methods() -> tuple[Method, ...]:
+    """Every method the runner knows: :data:`METHODS`, then the default of each metric with a suite of its own."""
+    extra = [Method(name, "default", {}, METRIC_SPECS[name].params[0], "default") for name in suites()]
+    return (*METHODS, *(m for m in extra if m.metric not in SUITES))
 
 
 def _selected(metrics: Sequence[str] | None, methods: Mapping[str, Sequence[str]] | None) -> list[Method]:
     """The methods to measure (every available one of each metric by default), checked."""
-    chosen = list(METRICS if metrics is None else metrics)
+    known = suites()
+    chosen = list(known if metrics is None else metrics)
     for metric in chosen:
-        if metric not in SUITES:
-            raise ValueError(f"metrics: {metric!r} is not in the validity suite; allowed: {list(METRICS)}")
+        if metric not in known:
+            raise ValueError(f"metrics: {metric!r} is not in the validity suite; allowed: {list(known)}")
     wanted = dict(methods or {})
     for metric, names in wanted.items():
-        known = [m.name for m in METHODS if m.metric == metric]
+        names_known = [m.name for m in all_methods() if m.metric == metric]
         if metric not in chosen:
             raise ValueError(f"methods names {metric!r}, which is not among the metrics measured {chosen}")
         for name in names:
-            if name not in known:
-                raise ValueError(f"methods[{metric!r}]: {name!r} is not a method of the suite; allowed: {known}")
+            if name not in names_known:
+                raise ValueError(f"methods[{metric!r}]: {name!r} is not a method of the suite; allowed: {names_known}")
     selected = []
-    for method in METHODS:
+    for method in all_methods():
         if method.metric in chosen and method.name in wanted.get(method.metric, [method.name]):
             if method.metric in wanted and not method_available(method):
                 raise ValueError(
@@ -266,13 +293,13 @@ def _selected(metrics: Sequence[str] | None, methods: Mapping[str, Sequence[str]
 
 def _load(metrics: Sequence[str], cases_dir: str | Path | None, limit: int | None) -> dict[str, list[dict[str, Any]]]:
     cases: dict[str, list[dict[str, Any]]] = {}
+    known = suites()
     for metric in metrics:
-        suite = SUITES[metric]
+        suite = known[metric]
         for name in suite.files:
-            rows = load_cases(name, cases_dir)
-            cases[name] = (
-                first_documents(rows, limit) if metric == "perseval" else first_cases(rows, limit, suite.group)
-            )
+            rows = load_cases(name, cases_dir, suite.fields.get(name))
+            by_document = METRIC_SPECS[metric].by_document
+            cases[name] = first_documents(rows, limit) if by_document else first_cases(rows, limit, suite.group)
     return cases
 
 
@@ -286,8 +313,8 @@ def run_validity(
     """Measure the metamorphic properties of the metrics on the validity cases (``docs/validity.md``).
 
     Args:
-        metrics: names from :data:`METRICS` (default: all).
-        methods: ``{metric: [method names]}`` to measure only those (:data:`METHODS`); by default every method
+        metrics: names from :func:`suites` (default: all; the shipped ones are :data:`METRICS`).
+        methods: ``{metric: [method names]}`` to measure only those (:func:`all_methods`); by default every method
             whose options this installation has (the others are listed in the report's ``skipped``).
         cases_dir: a folder of case files with the shipped names and formats (default: the shipped cases).
         limit: at most this many cases per group of each file (per persona and genre for ``style.jsonl``, per
@@ -313,7 +340,7 @@ def run_validity(
     cases = _load(chosen, cases_dir, limit)
     results: list[PropertyResult] = []
     for method in progress_bar(measured, desc="validity: scoring", unit="method"):
-        checks = SUITES[method.metric].check(cases, method)
+        checks = suites()[method.metric].check(cases, method)
         results += results_of(method.metric, method.name, P.tally(checks))
     digests = {name: file_digest(case_path(name, cases_dir)) for name in cases}
     return ValidityReport(tuple(results), tuple(m.measured() for m in measured), digests, limit, __version__, skipped)
@@ -327,7 +354,9 @@ __all__ = [
     "SUITES",
     "Method",
     "Suite",
+    "all_methods",
     "method_available",
     "quality_term_gaps",
     "run_validity",
+    "suites",
 ]

@@ -21,10 +21,11 @@ import numpy as np
 
 from persona_metrics.extras import require
 from persona_metrics.progress import progress_bar
+from persona_metrics.results import ItemResult
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.text_services import STOPWORDS_NAME
 from persona_metrics.validation import check_reference_lists, check_texts
-from persona_metrics.vert.encoders import SentenceEncoder, embed_texts, resolve_encoder
+from persona_metrics.vert.encoders import WORDLLAMA, SentenceEncoder, embed_texts, resolve_encoder
 from persona_metrics.vert.formulas import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_WMD,
@@ -123,7 +124,7 @@ class TextPairs(Sequence[tuple[str, str]]):
 
 
 @dataclass(frozen=True, eq=False)
-class VertResult:
+class VertResult(ItemResult):
     """Per-pair VERT and its two sub-scores, and how they were made.
 
     Attributes:
@@ -147,11 +148,6 @@ class VertResult:
 
     def __len__(self) -> int:
         return len(self.vert)
-
-    @property
-    def signature(self) -> str:
-        """The config signature, ``persona_metrics:<version>`` last."""
-        return str(self.config)
 
     def means(self) -> dict[str, float]:
         """``{"vert", "sim", "wmd"}``: means over the items (:func:`~persona_metrics.vert.formulas.aggregate`)."""
@@ -377,12 +373,13 @@ def score_vert(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],
     *,
-    encoder: str | Path | SentenceEncoder | Callable[[list[str]], Any] | None = None,
+    encoder: str | Path | SentenceEncoder | Callable[[list[str]], Any] | None = WORDLLAMA,
     word_vectors: str | Path | WordVectors | Any = GLOVE_6B_50D,
     alpha: float = DEFAULT_ALPHA,
     max_wmd: float = DEFAULT_MAX_WMD,
     clip_negative_sim: bool = False,
     meaning_sensitive: bool = False,
+    params: VertParams | None = None,
 ) -> VertResult:
     """VERT = ½ · (1 + sim − min(WMD, max_wmd) / alpha) per pair, and its means (``docs/vert.md`` §1).
 
@@ -396,16 +393,27 @@ def score_vert(
         clip_negative_sim: raise negative cosines to 0.
         meaning_sensitive: negations, numbers, WordNet antonyms and word positions count in the WMD
             (``docs/vert.md`` §11); off by default (the original).
+        params: the options above as one checked :class:`~persona_metrics.vert.params.VertParams`, instead of one
+            by one.
 
     Raises:
         TypeError, ValueError: bad inputs or options (field and index named).
     """
+    options = {
+        "encoder": encoder,
+        "word_vectors": word_vectors,
+        "alpha": alpha,
+        "max_wmd": max_wmd,
+        "clip_negative_sim": clip_negative_sim,
+        "meaning_sensitive": meaning_sensitive,
+    }
+    p = VertParams.from_call(params, options)
     scorer = VertScorer(
-        encoder,
-        word_vectors,
-        alpha=alpha,
-        max_wmd=max_wmd,
-        clip_negative_sim=clip_negative_sim,
-        meaning_sensitive=meaning_sensitive,
+        p.encoder,
+        p.word_vectors,
+        alpha=p.alpha,
+        max_wmd=p.max_wmd,
+        clip_negative_sim=p.clip_negative_sim,
+        meaning_sensitive=p.meaning_sensitive,
     )
     return scorer.score(predictions, references)
