@@ -43,8 +43,9 @@ import numpy as np
 from persona_metrics.datasets.financial import read_article_dir, summary_items
 from persona_metrics.distances.bertscore import BERTSCORE_CPU_BATCH_TOKENS
 from persona_metrics.distances.passes import encoder_flops, fixed_shape_flops
+from persona_metrics.persona.content import bertscore_baseline, quality_bertscore
 from persona_metrics.persona.params import BertScoreConfig
-from persona_metrics.persona.quality import bertscore_baseline, quality_bertscore, score_quality
+from persona_metrics.persona.quality import score_quality
 from persona_metrics.persona.style import score_style
 from persona_metrics.resources import minilm_path
 

@@ -5,7 +5,7 @@ One prediction/reference pair per size (characters a side). The texts are senten
 20 % replaced by another word of the samples, so no sentence repeats (``--kind samples``); ``--kind zipf`` draws
 sentences of 5–39 words from a Zipf(1) vocabulary of 50,000 words instead (more rare words, fewer shared ones).
 
-Both sides run ``persona_metrics.persona.quality.rouge_lsum([prediction], [reference])`` (Punkt split, the project's
+Both sides run ``persona_metrics.persona.content.rouge_lsum([prediction], [reference])`` (Punkt split, the project's
 tokenizer and stemmer, the same per-call caches); *before* replaces only its summary-level LCS by the one this
 project shipped until the pruning: :func:`~persona_metrics.distances.rouge_lsum.lcs_indices` of every (reference
 sentence, prediction sentence) pair, as ``rouge_score`` does. Each side and size runs in a fresh process: the
@@ -113,13 +113,13 @@ def every_pair_lcs_f1(ref_sents: Sequence[Sequence[str]], can_sents: Sequence[Se
 def child(side: str, kind: str, chars: int, warm: int) -> None:
     """One side at one size in this (fresh) process: prints a JSON line of the timings, value and read-outs."""
     from persona_metrics.distances import rouge_lsum as lsum_module
-    from persona_metrics.persona import quality
+    from persona_metrics.persona import content
 
     prediction, reference = KINDS[kind](chars, 1), KINDS[kind](chars, 2)
-    sentences = [len(lsum_module.lsum_sentences(quality.split_sentences(t))) for t in (prediction, reference)]
+    sentences = [len(lsum_module.lsum_sentences(content.split_sentences(t))) for t in (prediction, reference)]
     read_outs = [0]
     if side == "before":
-        quality.summary_lcs_f1 = every_pair_lcs_f1  # type: ignore[assignment]
+        content.summary_lcs_f1 = every_pair_lcs_f1  # type: ignore[assignment]
     else:
         read_out = lsum_module._read_out
 
@@ -133,7 +133,7 @@ def child(side: str, kind: str, chars: int, warm: int) -> None:
     for _ in range(1 + warm):
         read_outs[0] = 0
         start = time.process_time()
-        value = float(quality.rouge_lsum([prediction], [reference])[0])
+        value = float(content.rouge_lsum([prediction], [reference])[0])
         times.append(time.process_time() - start)
     pairs = read_outs[0] if side == "now" else sentences[0] * sentences[1]
     print(json.dumps({"first": times[0], "warm": min(times[1:], default=None), "value": value, "pairs": pairs}))
@@ -149,7 +149,7 @@ def run_child(side: str, kind: str, chars: int, warm: int) -> dict[str, Any]:
 def run_child_pairs(kind: str, chars: int) -> int:
     """The sentence pairs every-pair read-out would take (the product of the sentence counts), without running it."""
     from persona_metrics.distances.rouge_lsum import lsum_sentences
-    from persona_metrics.persona.quality import split_sentences
+    from persona_metrics.persona.content import split_sentences
 
     prediction, reference = KINDS[kind](chars, 1), KINDS[kind](chars, 2)
     return len(lsum_sentences(split_sentences(prediction))) * len(lsum_sentences(split_sentences(reference)))

@@ -33,9 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from persona_metrics.persona.content import score_content
 from persona_metrics.persona.fidelity import FidelityModel, fit_fidelity
 from persona_metrics.persona.formulas import BACKGROUND_PREFIX, fidelity_rows, sample_rows
-from persona_metrics.persona.quality import combine_quality, score_content, score_quality
+from persona_metrics.persona.quality import combine_quality, score_quality
 from persona_metrics.persona.samples import (
     SUMMARY_TEXTS_FILE,
     load_persona_samples,

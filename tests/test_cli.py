@@ -614,7 +614,8 @@ def test_bertscore_baseline_on_a_tiny_model(tmp_path: Path) -> None:
         unrelated_pairs,
         write_baseline,
     )
-    from persona_metrics.persona.quality import BertScoreConfig, bertscore_baseline
+    from persona_metrics.persona.content import bertscore_baseline
+    from persona_metrics.persona.params import BertScoreConfig
 
     words = "the bank raised its outlook shares fell team won cup on sunday rain hit town".split()
     (tmp_path / "tiny").mkdir()

@@ -44,7 +44,8 @@ from hypothesis import strategies as st
 
 import persona_metrics
 from persona_metrics.distances import DEFAULT_DISTANCE, DISTANCES
-from persona_metrics.persona.quality import BertScoreConfig, bertscore_baseline, score_quality
+from persona_metrics.persona.content import bertscore_baseline
+from persona_metrics.persona.quality import BertScoreConfig, score_quality
 from persona_metrics.persona.style import score_style
 from persona_metrics.personalization import score_personalization
 from persona_metrics.summary_eval import score_summary_eval
@@ -338,8 +339,16 @@ OPTION_FAULTS: dict[str, dict[str, tuple[Any, ...]]] = {
         "word_vectors": (5, "", "/no/such/vectors.bin", ["x"], None),
     },
     "summary_eval": {
-        "weights": ("w", {"x": 1}, {"accuracy": -1}, {"accuracy": math.nan}, {1: 2}, {"accuracy": 10**400},
-                    {"accuracy": 0, "completeness": 0, "coherence": 0}, {"accuracy": 2e6}),
+        "weights": (
+            "w",
+            {"x": 1},
+            {"accuracy": -1},
+            {"accuracy": math.nan},
+            {1: 2},
+            {"accuracy": 10**400},
+            {"accuracy": 0, "completeness": 0, "coherence": 0},
+            {"accuracy": 2e6},
+        ),
         "model": ("", " ", 5, ["gpt"]),
         "base_url": ("ftp://x", 5),
         "api_key": (5, ["k"]),
@@ -369,8 +378,19 @@ for _name in ("perseval", "degress"):
 for _name in ("persona_style", "persona_quality"):
     OPTION_FAULTS[_name].update(
         {
-            "persona_samples": ("text", 5, ["x"], {"x": []}, {"x": ["!!!"]}, {"x": [5]}, {5: ["Fine words."]},
-                                {"x": "text"}, {"x": [f"Bad {LONE} text"]}, {"": ["Fine words."]}, {"x": [""]}),
+            "persona_samples": (
+                "text",
+                5,
+                ["x"],
+                {"x": []},
+                {"x": ["!!!"]},
+                {"x": [5]},
+                {5: ["Fine words."]},
+                {"x": "text"},
+                {"x": [f"Bad {LONE} text"]},
+                {"": ["Fine words."]},
+                {"x": [""]},
+            ),
             "persona_dir": (5, "", "/no/such/dir", "<empty>", "<bad>", b"bytes", ["x"]),
             "bootstrap": (-1, 1, 1.5, 10**400, None),
             "seed": (-1, 1.5, None),

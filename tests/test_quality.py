@@ -11,15 +11,10 @@ import numpy as np
 import pytest
 
 import persona_metrics
-from persona_metrics.persona import quality
+from persona_metrics.persona import content
+from persona_metrics.persona.content import bertscore_baseline, score_content, split_sentences
 from persona_metrics.persona.params import BertScoreConfig, QualityParams, StyleParams, check_weights
-from persona_metrics.persona.quality import (
-    bertscore_baseline,
-    quality_band,
-    score_content,
-    score_quality,
-    split_sentences,
-)
+from persona_metrics.persona.quality import quality_band, score_quality
 from persona_metrics.persona.style import score_style
 
 REFS = [
@@ -82,7 +77,7 @@ def test_overall_formula_against_direct_components(minilm: str) -> None:
 
 
 def test_weights_with_bleurt_are_40_30_30(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(quality, "bleurt_scores", lambda p, r, c: np.array([0.9, 0.1]))
+    monkeypatch.setattr(content, "bleurt_scores", lambda p, r, c: np.array([0.9, 0.1]))
     with_bleurt = score_content(PREDS, REFS, bleurt_checkpoint="any")
     without = score_content(PREDS, REFS)
     assert with_bleurt.weights == {"rougeLsum": 0.40, "bertscore": 0.30, "bleurt": 0.30}
@@ -119,7 +114,7 @@ def test_rouge_lsum_splits_sentences_on_one_line() -> None:
     ref, pred = "Shares fell. Profit rose.", "Profit rose. Shares fell."
     newline_only = rouge_scorer.RougeScorer(["rougeLsum"], use_stemmer=True).score(ref, pred)["rougeLsum"]
     assert newline_only.fmeasure == 0.5  # one "sentence" each: LCS 2 of 4 tokens
-    assert quality.rouge_lsum([pred], [ref])[0] == 1.0  # per-sentence union LCS: every reference token matched
+    assert content.rouge_lsum([pred], [ref])[0] == 1.0  # per-sentence union LCS: every reference token matched
 
 
 @pytest.mark.parametrize(
@@ -216,7 +211,7 @@ def test_bleurt_loads_a_local_checkpoint(tiny_bleurt: str) -> None:
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    got = quality.bleurt_scores(["harbor foods raised outlook", "bank profit"], ["harbor foods", "bank"], tiny_bleurt)
+    got = content.bleurt_scores(["harbor foods raised outlook", "bank profit"], ["harbor foods", "bank"], tiny_bleurt)
     model = AutoModelForSequenceClassification.from_pretrained(tiny_bleurt).eval()
     tok = AutoTokenizer.from_pretrained(tiny_bleurt)
     with torch.no_grad():
@@ -366,9 +361,9 @@ def test_the_best_is_chosen_on_the_combined_score_not_per_component(monkeypatch:
     fake_f1 = {close: 0.10, paraphrase: 0.90}  # BERTScore F1 by reference (stubbed)
 
     def stub(predictions, references, config):
-        return np.array([fake_f1[r] for r in references]), quality.Signature.of("bertscore-stub")
+        return np.array([fake_f1[r] for r in references]), content.Signature.of("bertscore-stub")
 
-    monkeypatch.setattr(quality, "bertscore_f1", stub)
+    monkeypatch.setattr(content, "bertscore_f1", stub)
     res = score_content([PREDS[0]], [[close, paraphrase]])
     lsum_close, lsum_para = _lsum(PREDS[0], close), _lsum(PREDS[0], paraphrase)
     assert lsum_close > lsum_para  # the per-component best for ROUGE would be `close`
@@ -456,7 +451,7 @@ def test_fast_lsum_equals_rouge_score_on_the_samples() -> None:
     preds = list(items.prediction)[:12]
     refs = list(dict.fromkeys(items.reference))[:6]
     pairs = [(p, r) for p in preds + REFS for r in refs + PREDS]
-    got = quality.rouge_lsum([p for p, _ in pairs], [r for _, r in pairs])
+    got = content.rouge_lsum([p for p, _ in pairs], [r for _, r in pairs])
     expected = [_rouge_score_lsum(split_sentences(r), split_sentences(p)) for p, r in pairs]
     assert got.tolist() == expected
     assert len({round(v, 6) for v in expected}) > 20  # the cases differ from each other
@@ -498,7 +493,7 @@ def test_quality_bertscore_embeds_each_text_once_in_the_counted_passes(monkeypat
     from persona_metrics.distances import block_pass
     from persona_metrics.distances.passes import BLOCK_ROWS, _block_chunks, encoder_flops
 
-    dist = quality.quality_bertscore(BertScoreConfig())
+    dist = content.quality_bertscore(BertScoreConfig())
     chunks: list[list[int]] = []
     block = block_pass._block_hidden
 

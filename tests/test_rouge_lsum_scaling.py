@@ -22,8 +22,8 @@ from rouge_score import rouge_scorer
 
 from persona_metrics import PersonaMetricsWarning
 from persona_metrics.distances import rouge_lsum as L
-from persona_metrics.persona import quality
-from persona_metrics.persona.quality import split_sentences
+from persona_metrics.persona import content
+from persona_metrics.persona.content import split_sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,7 +40,7 @@ def shipped_texts() -> list[str]:
     return texts
 
 
-SENTENCES = [s for text in shipped_texts() for s in quality.sent_tokenize(text) if len(s.split()) > 3]
+SENTENCES = [s for text in shipped_texts() for s in content.sent_tokenize(text) if len(s.split()) > 3]
 VOCABULARY = sorted({w for s in SENTENCES for w in s.split()})
 
 
@@ -105,7 +105,7 @@ def test_equals_rouge_score_on_long_texts() -> None:
     texts = [long_text(chars, seed) for chars, seed in [(2000, 1), (3000, 2), (6000, 3), (6000, 4)]]
     texts += shipped_texts()[:8]
     pairs = [(p, r) for p in texts[:4] for r in texts[2:9]]
-    got = quality.rouge_lsum([p for p, _ in pairs], [r for _, r in pairs])
+    got = content.rouge_lsum([p for p, _ in pairs], [r for _, r in pairs])
     expected = [rouge_score_lsum(tokenized(r), tokenized(p)) for p, r in pairs]
     assert got.tolist() == expected
     assert len({round(v, 9) for v in expected}) > len(pairs) // 2  # the cases differ from each other
@@ -149,7 +149,7 @@ def test_a_million_character_pair_is_scored() -> None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", PersonaMetricsWarning)  # realistic text: no slow-path warning
-            value = quality.rouge_lsum([long_text(1_000_000, 1)], [long_text(1_000_000, 2)])
+            value = content.rouge_lsum([long_text(1_000_000, 1)], [long_text(1_000_000, 2)])
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
@@ -169,7 +169,7 @@ def test_the_worst_case_reads_out_every_pair_and_warns(monkeypatch: pytest.Monke
     monkeypatch.setattr(L, "SLOW_READ_OUTS", 1000)
     prediction, reference = worst_case(60)
     with pytest.warns(PersonaMetricsWarning) as caught:
-        got = quality.rouge_lsum(["Short and fine.", prediction], ["Fine and short.", reference], ["item 0", "item 7"])
+        got = content.rouge_lsum(["Short and fine.", prediction], ["Fine and short.", reference], ["item 0", "item 7"])
     assert read_outs[0] == 1 + 60 * 70  # the first pair: one read-out; the second: every sentence pair
     assert got[1] == rouge_score_lsum(tokenized(reference), tokenized(prediction))  # still exact
     messages = [str(w.message) for w in caught if issubclass(w.category, PersonaMetricsWarning)]
@@ -184,8 +184,8 @@ def test_the_warning_names_the_callers_item(monkeypatch: pytest.MonkeyPatch) -> 
     """Through score_content (BERTScore stubbed): the item's index in the input, and the reference among several."""
     monkeypatch.setattr(L, "SLOW_READ_OUTS", 1000)
     monkeypatch.setattr(
-        quality, "bertscore_f1", lambda p, r, c: (np.zeros(len(p)), quality.Signature.of("bertscore-stub"))
+        content, "bertscore_f1", lambda p, r, c: (np.zeros(len(p)), content.Signature.of("bertscore-stub"))
     )
     prediction, reference = worst_case(60)
     with pytest.warns(PersonaMetricsWarning, match=r"^ROUGE-Lsum of item 2, reference 1 \(prediction"):
-        quality.score_content(["A.", "B.", prediction], ["A.", "B.", ["C.", reference]])
+        content.score_content(["A.", "B.", prediction], ["A.", "B.", ["C.", reference]])

@@ -285,7 +285,7 @@ def test_the_quality_options_are_checked_before_any_model_work() -> None:
 
 
 def test_a_bad_bertscore_baseline_file_is_named(tmp_path: Path) -> None:
-    from persona_metrics.persona.quality import bertscore_baseline
+    from persona_metrics.persona.content import bertscore_baseline
 
     bad = tmp_path / "b.tsv"
     bad.write_text("LAYER,P,R,F\n6,0.5,0.5,1.0\n", encoding="utf-8")

@@ -10,22 +10,17 @@
 * :mod:`~persona_metrics.persona.style`: :func:`score_style`, its result and the centroid cache;
 * :mod:`~persona_metrics.persona.recognition`: held-out recognition, own-persona ranking, the methodology's ranges,
   persona inference;
-* :mod:`~persona_metrics.persona.quality`: ROUGE-Lsum, BERTScore, optional BLEURT and the 70/30 combination;
+* :mod:`~persona_metrics.persona.content`: content quality: ROUGE-Lsum, BERTScore, optional BLEURT;
+* :mod:`~persona_metrics.persona.quality`: the 70/30 combination of content quality and style similarity;
 * :mod:`~persona_metrics.persona.comparison`: :func:`compare_quality`, the paired test of two quality results.
 
 The public names are re-exported here: ``from persona_metrics.persona import score_style``.
 """
 
 from persona_metrics.persona.comparison import compare_quality
+from persona_metrics.persona.content import ContentResult, score_content
 from persona_metrics.persona.params import BertScoreConfig, QualityParams, StyleParams
-from persona_metrics.persona.quality import (
-    QUALITY_BANDS,
-    ContentResult,
-    QualityResult,
-    quality_band,
-    score_content,
-    score_quality,
-)
+from persona_metrics.persona.quality import QUALITY_BANDS, QualityResult, quality_band, score_quality
 from persona_metrics.persona.style import (
     BUILTIN_PERSONAS,
     DEFAULT_STYLE_METHOD,

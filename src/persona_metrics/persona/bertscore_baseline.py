@@ -1,7 +1,7 @@
 """BERTScore rescaling baselines (bert_score's method and file format) from text the project ships.
 
 bert_score's baselines are the mean P / R / F of BERTScore over random pairs of *unrelated* sentences, per
-layer; rescaled scores are ``(s − b) / (1 − b)`` (:func:`persona_metrics.persona.quality.bertscore_f1`).
+layer; rescaled scores are ``(s − b) / (1 − b)`` (:func:`persona_metrics.persona.content.bertscore_f1`).
 bert_score ships none for the packaged all-MiniLM-L6-v2, so the project computes one:
 
 1. :func:`shipped_texts`: every persona sample (``persona_metrics/persona/personas/*.txt``) and every string

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from persona_metrics.persona.quality import ContentResult, QualityResult
+from persona_metrics.persona.content import ContentResult
+from persona_metrics.persona.quality import QualityResult
 from persona_metrics.persona.style import StyleResult
 from persona_metrics.significance import BootstrapDraw
 from persona_metrics.state_fields import (
