@@ -130,7 +130,7 @@ def judge_failure(err: Exception, judge: Any, results: Path | None = None) -> In
     """The command's one-line error for a judge failure, saying where the finished items are kept.
 
     Args:
-        err: the :class:`~persona_metrics.summary_eval.judge.JudgeError`.
+        err: the :class:`~persona_metrics.summary_eval.judge_client.JudgeError`.
         judge: the failed judge (its ``cache``, when it has one, keeps every answer it got).
         results: the ``--out`` results file, when the command writes one.
     """

@@ -4,8 +4,9 @@ Used for the input file of ``persona-metrics score`` (every metric; the personal
 :mod:`persona_metrics.datasets.personalization`). The other command-line inputs have readers of their own
 formats: the PENS TSV files, ``hyps_*.txt`` and prediction JSON lines of ``pens``
 (:mod:`persona_metrics.datasets.pens`), the data files (through ``datasets``), prediction JSON lines and
-``--out`` records of ``cnndm`` (:mod:`persona_metrics.datasets.cnndm`, :mod:`persona_metrics.summary_eval.judge`),
-and the article JSON files of ``pipeline`` (:mod:`persona_metrics.datasets.financial`).
+``--out`` records of ``cnndm`` (:mod:`persona_metrics.datasets.cnndm`,
+:mod:`persona_metrics.summary_eval.results_log`), and the article JSON files of ``pipeline``
+(:mod:`persona_metrics.datasets.financial`).
 """
 
 from __future__ import annotations

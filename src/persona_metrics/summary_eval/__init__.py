@@ -8,7 +8,10 @@ A port of oshea00/summaryeval @ cd0cb51 (MIT); ``overall = 0.6Â·accuracy + 0.25Â
 * :mod:`~persona_metrics.summary_eval.params`: the judge's and the scorer's options (validated, frozen);
 * :mod:`~persona_metrics.summary_eval.rubrics`: the judge's rubrics (prompt, scale, parser), a registry by name;
 * :mod:`~persona_metrics.summary_eval.redaction`: credentials never shown;
-* :mod:`~persona_metrics.summary_eval.judge`: the judge (``openai`` client, cache, results files);
+* :mod:`~persona_metrics.summary_eval.judge`: the judge (:class:`Judge`, :class:`Verdict`); its ``openai`` client
+  (:mod:`~persona_metrics.summary_eval.judge_client`, :class:`JudgeError`), its answer cache
+  (:mod:`~persona_metrics.summary_eval.judge_cache`) and its ``--out`` results file
+  (:mod:`~persona_metrics.summary_eval.results_log`);
 * :mod:`~persona_metrics.summary_eval.calibration`: :func:`check_judge`, the judge calibration check;
 * :mod:`~persona_metrics.summary_eval.scorer`: :func:`score_summary_eval`, :class:`SummaryEvalResult`.
 """
