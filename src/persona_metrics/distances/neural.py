@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from persona_metrics.validation import not_one_of, out_of_range
+
 #: Texts per tokenizer call.
 TOKENIZE_CHUNK = 1024
 #: The ``dtype`` option's values: float32 (the canonical networks), bfloat16 (autocast, fast, approximate),
@@ -47,7 +49,7 @@ def _check_model(distance: str, model: object) -> str | None:
 
 def _check_positive_int(distance: str, option: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{distance} option {option} must be a positive int, got {value!r}")
+        raise ValueError(out_of_range(f"{distance} option {option}", value, 1, what="an int"))
     return value
 
 
@@ -95,7 +97,7 @@ def default_device() -> str:
 
 def _check_dtype(distance: str, dtype: object) -> str:
     if not isinstance(dtype, str) or dtype not in DTYPES:
-        raise ValueError(f"{distance} option dtype must be one of {list(DTYPES)}, got {dtype!r}")
+        raise ValueError(not_one_of(f"{distance} option dtype", dtype, DTYPES))
     return dtype
 
 
