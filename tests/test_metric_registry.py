@@ -160,3 +160,40 @@ def test_unregistered_it_is_gone(tmp_path) -> None:
         distributed.metric_class(NAME)
     with pytest.raises(AttributeError):
         distributed.ToyRecallMetric  # noqa: B018
+
+
+# --- the names: one registered concept, not a string spread over the package ----------------------------------
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "persona_metrics"
+
+
+def name_literals(root: Path, families: Mapping[str, str]) -> dict[str, set[str]]:
+    """Per metric name, the modules of ``root`` outside its family holding a string literal equal to it.
+
+    Docstrings and text that merely contains the name do not count; the metric scripts (``metrics/``) do not either.
+    """
+    import ast
+
+    found: dict[str, set[str]] = {name: set() for name in families}
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root)
+        if rel.parts[0] == "metrics":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in families and rel.parts[0] != families[node.value]:
+                found[node.value].add(rel.as_posix())
+    return found
+
+
+def test_no_metric_name_is_a_literal_in_two_modules_outside_its_family() -> None:
+    """Every per-metric table reads the registry (or a family's spec constant): at most one module spells a name."""
+    families = {name: spec.family for name, spec in METRIC_SPECS.items()}
+    spread = {name: sorted(mods) for name, mods in name_literals(PACKAGE, families).items() if len(mods) > 1}
+    assert spread == {}
+
+
+def test_the_name_check_can_fail(tmp_path) -> None:
+    (tmp_path / "vert").mkdir()
+    (tmp_path / "vert" / "scorer.py").write_text('NAME = "vert"\n')  # its own family: allowed
+    (tmp_path / "a.py").write_text('TABLE = {"vert": 1}\n')
+    (tmp_path / "b.py").write_text('if metric == "vert":\n    pass\nDOC = "the vert metric"\n')
+    assert name_literals(tmp_path, {"vert": "vert"}) == {"vert": {"a.py", "b.py"}}

@@ -119,7 +119,8 @@ def test_pens_command_shards_merge_to_its_report(capsys, tmp_path) -> None:
     code, out, err = cli(capsys, "merge", *paths, "-q")
     assert (code, out) == (2, "")
     assert err.splitlines() == [
-        "persona-metrics merge: error: pens prints a leaderboard per distance, no single score: merge its states without -q"
+        "persona-metrics merge: error: pens prints a leaderboard per distance, no single score: merge its states "
+        "without -q"
     ]
 
 

@@ -28,14 +28,14 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from persona_metrics import METRICS
-from persona_metrics.formatting import format_score
-from persona_metrics.integrations.app_support import (
+from persona_metrics.app_support import (
     PERSONALIZATION_COLUMNS,
     PERSONALIZATION_EXAMPLE,
     formatted_table,
     personalization_figure,
     table_columns,
 )
+from persona_metrics.formatting import format_score
 from persona_metrics.persona.quality import score_quality
 from persona_metrics.persona.style import score_style, style_band
 from persona_metrics.personalization import score_personalization

@@ -5,8 +5,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from persona_metrics.distances import DISTANCES
-from persona_metrics.integrations.app_support import (
+from persona_metrics.app_support import (
     PERSONALIZATION_HOWTO,
     format_score,
     formatted_table,
@@ -19,6 +18,7 @@ from persona_metrics.integrations.app_support import (
     score_personalization_table,
     user_errors,
 )
+from persona_metrics.distances import DISTANCES
 from persona_metrics.personalization import DistanceChoice, PersevalParams
 
 metric = load_metric(__file__, "perseval")

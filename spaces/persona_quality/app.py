@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from persona_metrics.integrations.app_support import (
+from persona_metrics.app_support import (
     format_score,
     formatted_table,
     grouped_bars,

@@ -26,10 +26,10 @@ __all__ = ["METRICS", "PersonaMetricsWarning", "__version__", "load", "merge", "
 def merge(results: Sequence[Any], positions: Sequence[Sequence[int]] | None = None) -> Any:
     """One result from results scored on parts of one input, bit for bit the unsharded call's.
 
-    See :func:`persona_metrics.integrations.merge.merge` (imported on first use: ``import persona_metrics`` stays
+    See :func:`persona_metrics.metric_registry.merge` (imported on first use: ``import persona_metrics`` stays
     light).
     """
-    from persona_metrics.integrations.merge import merge as merge_results
+    from persona_metrics.metric_registry import merge as merge_results
 
     return merge_results(results, positions)
 

@@ -4,11 +4,11 @@ A per-item metric's result (persona style and quality, VERT, SummaryEval) is a f
 either per item (an array or a tuple with one entry per item, or a nested result of the same kind), or settings
 that every part must share (the signature, the weights). :func:`merge_items` puts the parts' items at their
 positions in the whole input and checks that the settings agree; the system numbers are means over the items, so
-computed on the merged arrays they are the unsharded call's, bit for bit. :func:`persona_metrics.merge`
-(:mod:`persona_metrics.integrations.merge`) then adds what a result recomputes from its items (bootstrap
-intervals). The checks are shared with DEGRESS / PerSEval's merge of per-document results
-(:func:`~persona_metrics.personalization.merge_personalization`): :func:`check_results` (a non-empty sequence of
-the result type), :func:`check_signatures` (parts scored with the same options, equal signatures) and
+computed on the merged arrays they are the unsharded call's, bit for bit. The result's own ``merge``
+(:class:`persona_metrics.results.ItemResult`, through :func:`persona_metrics.merge`) then adds what it recomputes
+from its items (bootstrap intervals). The checks are shared with DEGRESS / PerSEval's merge of per-document
+results (:func:`~persona_metrics.personalization.merge_personalization`): :func:`check_results` (a non-empty
+sequence of the result type), :func:`check_signatures` (parts scored with the same options, equal signatures) and
 :func:`check_positions` (each part's items' positions in the whole input, a permutation).
 """
 

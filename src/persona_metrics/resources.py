@@ -275,17 +275,25 @@ def remove_if_stale(path: Path, seconds: float = STALE_SECONDS) -> bool:
     return True
 
 
-def replace_file(path: Path, text: str, prefix: str = ".tmp-") -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically, creating the parent folders.
+def replace_file(
+    path: Path, text: str | bytes, prefix: str = ".tmp-", *, mode: int | None = None, not_before: float | None = None
+) -> None:
+    """Write ``text`` (a string as UTF-8, or bytes) to ``path`` atomically, creating the parent folders.
 
     The text goes to a temporary file ``<prefix>*`` beside ``path``, renamed into place: a killed process leaves
-    the old file or the new one whole, never one cut short; a write that fails removes its temporary file.
+    the old file or the new one whole, never one cut short; a write that fails removes its temporary file. With
+    ``mode`` the file gets those permissions; with ``not_before`` an mtime of at least that (and at least now).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=prefix, dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8") if isinstance(text, str) else text)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        if not_before is not None:
+            stamp = max(time.time(), not_before)
+            os.utime(tmp, (stamp, stamp))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -28,7 +28,7 @@ BERTScore and persona-quality number then moves."""
 
 def default_output() -> Path:
     """The packaged baseline file (inside the source tree for an editable install)."""
-    from persona_metrics.persona.quality import MINILM_BASELINE_FILE
+    from persona_metrics.persona.content import MINILM_BASELINE_FILE
 
     return Path(str(importlib_resources.files("persona_metrics.persona") / "baselines" / MINILM_BASELINE_FILE))
 

@@ -32,11 +32,13 @@ from persona_metrics.commands.output import (
     render_rows,
     write_text,
 )
+from persona_metrics.persona.spec import PERSONA_QUALITY
 from persona_metrics.summary_eval.judge import OnVerdict, Verdict
 from persona_metrics.summary_eval.judge_client import JudgeError
 from persona_metrics.summary_eval.results_log import ResultsLog
 from persona_metrics.summary_eval.rubrics import get_rubric
 from persona_metrics.summary_eval.scorer import NO_JUDGE_NOTE
+from persona_metrics.summary_eval.spec import SUMMARY_EVAL
 
 if TYPE_CHECKING:
     from persona_metrics.sharding.items import MergedItems
@@ -331,8 +333,8 @@ def shard_states(
     content = json.dumps([bench.articles, bench.references, bench.ids, bench.systems]).encode("utf-8")
     lines = []
     for name, (quality, se) in scored.items():
-        lines += item_state_lines(name, "persona_quality", quality, block)
-        lines += item_state_lines(name, "summary_eval", se, block)
+        lines += item_state_lines(name, PERSONA_QUALITY.name, quality, block)
+        lines += item_state_lines(name, SUMMARY_EVAL.name, se, block)
     header = {
         "command": NAME,
         "metric": NAME,
@@ -343,7 +345,7 @@ def shard_states(
         "num_shards": shard[1],
         "options": {"bootstrap": args.bootstrap, "seed": args.seed, "judged": args.model is not None},
         "systems": list(bench.systems),
-        "results": ["persona_quality", "summary_eval"],
+        "results": [PERSONA_QUALITY.name, SUMMARY_EVAL.name],
         "notes": [],
     }
     return states_text(header, lines)
@@ -370,7 +372,7 @@ def merged_output(merged: MergedItems, fmt: str) -> tuple[str, list[str]]:
     """The output of a merged sharded run (``persona-metrics merge``) and its notes, as the unsharded run's."""
     header = merged.header
     scored = {
-        name: (merged.results[name]["persona_quality"], merged.results[name]["summary_eval"])
+        name: (merged.results[name][PERSONA_QUALITY.name], merged.results[name][SUMMARY_EVAL.name])
         for name in header["systems"]
     }
     judged = bool(header["options"]["judged"])

@@ -1,7 +1,8 @@
 """``persona-metrics merge OUT1.jsonl ...``: the states files of a sharded run, printed as the unsharded run prints.
 
-The numbers are the library's: :func:`persona_metrics.sharding.files.merge_states` rebuilds every result of
-the whole input, and the command that wrote the states (``score`` or ``pens``) lays them out.
+The numbers are the library's: :func:`persona_metrics.sharding.documents.merge_states` (per document) and
+:func:`persona_metrics.sharding.items.merge_item_states` (per item) rebuild every result of the whole input, and the
+command that wrote the states (``score``, ``pens`` or ``cnndm``) lays them out.
 """
 
 from __future__ import annotations

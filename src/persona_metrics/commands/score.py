@@ -53,6 +53,7 @@ from persona_metrics.personalization.leaderboard import (
     rank_systems,
 )
 from persona_metrics.personalization.params import DistanceChoice, PersevalParams
+from persona_metrics.personalization.spec import DEGRESS, PERSEVAL
 
 if TYPE_CHECKING:
     from persona_metrics.datasets.personalization import PersonalizationSample
@@ -206,7 +207,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 # --- perseval / degress --------------------------------------------------------------------------------
 #: What a personalization metric's table calls its measures.
-MEASURE_LABELS: dict[str, str] = {"perseval": "PerSEval", "degress": "DEGRESS"}
+MEASURE_LABELS: dict[str, str] = {PERSEVAL.headline: "PerSEval", DEGRESS.headline: "DEGRESS"}
 
 
 def _score_systems(
@@ -237,8 +238,8 @@ def _leaderboard_table(path: str, num_items: int, leaderboard: Leaderboard) -> l
         "|---|---|---|---|---|---|---|---|",
     ]
     for rank, (name, r) in enumerate(board, start=1):
-        cells = [str(rank), name, format_estimate(r.perseval, *r.intervals.get("perseval", (None, None)))]
-        cells.append(format_estimate(r.degress, *r.intervals.get("degress", (None, None))))
+        cells = [str(rank), name, format_estimate(r.perseval, *r.intervals.get(PERSEVAL.headline, (None, None)))]
+        cells.append(format_estimate(r.degress, *r.intervals.get(DEGRESS.headline, (None, None))))
         cells += [format_score(v) for v in (r.egises, r.p_accuracy, r.accuracy_distance)]
         cells.append(format_score(tests[name][1].p_value if name in tests else None))
         out.append("| " + " | ".join(cells) + " |")

@@ -9,13 +9,9 @@ Two operations, both no-ops in a single process (no process group, or a group of
 * :func:`gather_objects` concatenates per-rank lists in rank order (``all_gather_object``), so the metric
   classes work on any backend (gloo on CPU, NCCL on GPU) and with uneven shards.
 
-And one ``torchmetrics``-style class per registered metric, made from its spec by :func:`metric_class`
-(``PersevalMetric``, ``DegressMetric``, ``PersonaQualityMetric``, ``PersonaStyleMetric``, ``VertMetric``,
-``SummaryEvalMetric``: attributes of this module, made on first use):
-``update`` on each rank, ``compute`` divides the work (each rank scores its own rows, or for DEGRESS / PerSEval the
-documents it owns) and merges the ranks' results exactly (:func:`persona_metrics.merge`), so every rank returns
-the single-process result bit for bit, plus ``num_empty``, the count of empty predictions, which the ``empty=``
-policy scores, leaves out or refuses (:mod:`persona_metrics.integrations.empty`). ``docs/scaling.md`` §3.
+And one ``torchmetrics``-style class per registered metric (:class:`DistributedMetric`), made from its spec by
+:func:`metric_class` (``PersevalMetric``, ``VertMetric`` ...: attributes of this module, made on first use).
+``docs/scaling.md`` §3.
 
 torch is imported on first use only, and only when it is already installed (the library does not need it).
 """
@@ -32,8 +28,7 @@ from typing import Any, TypeVar
 
 from persona_metrics.integrations.empty import DEFAULT_EMPTY, EmptyPolicy, is_empty
 from persona_metrics.integrations.evaluate_support import check_option_names, input_names
-from persona_metrics.integrations.merge import merge
-from persona_metrics.metric_registry import METRIC_SPECS, metric_spec
+from persona_metrics.metric_registry import METRIC_SPECS, merge, metric_spec
 from persona_metrics.metric_spec import MetricSpec
 from persona_metrics.persona.formulas import text_vector
 from persona_metrics.personalization import ExcludedPart, shard_of
@@ -119,12 +114,9 @@ class DistributedMetric:
 
     ``compute`` does not reset the state (call :meth:`reset` for the next evaluation), as in torchmetrics.
 
-    Empty predictions (empty or whitespace-only; for ``persona_style`` and ``persona_quality`` also a text without
-    a word) are accepted by :meth:`update` and handled by :meth:`compute` on rank 0 under ``empty``, so every rank
-    gets the same result or the same error: ``"zero"`` (default) scores each with the library's score for an empty
-    summary (0 for the style metrics, which are given ``empty="zero"``), ``"skip"`` leaves them out, ``"error"``
-    raises the library's named error. The result has ``num_empty``, their count over all ranks; the first
-    ``compute`` with one warns once.
+    Empty predictions are accepted by :meth:`update` and handled by :meth:`compute` on rank 0 under ``empty``
+    (:mod:`persona_metrics.integrations.empty`), so every rank gets the same result or the same error; the result
+    has ``num_empty``, their count over all ranks.
 
     Args:
         empty: the policy for empty predictions, one of

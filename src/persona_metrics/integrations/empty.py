@@ -1,34 +1,18 @@
 """Empty generations in the training hooks and the distributed metric classes: the ``empty=`` policy.
 
-A model in training can generate an empty summary (``""``, or only whitespace). The library's functions and
-``evaluate`` modules keep their named error for it where the metric is undefined on an empty text unless told
-otherwise: ``persona_style`` and ``persona_quality`` need a word to measure style, so for them a prediction without
-a word (``"!!!"``) is empty too, and they take ``empty="zero"`` to score it 0 (``empty="error"`` by default). A
-training run must not stop on what the model generates, so the hooks (:mod:`persona_metrics.integrations.hooks`)
-and the distributed metric classes (:mod:`persona_metrics.integrations.distributed`) take ``empty=``
-(:data:`ALLOWED_EMPTY`, default :data:`DEFAULT_EMPTY`):
+A training run must not stop on what the model generates, so the hooks (:mod:`persona_metrics.integrations.hooks`)
+and the distributed classes (:mod:`persona_metrics.integrations.distributed`) take ``empty=`` (:data:`ALLOWED_EMPTY`,
+default :data:`DEFAULT_EMPTY`) for a prediction that is empty or whitespace-only (for the style metrics, whose spec is
+``wordless_empty``, also one without a word):
 
-* ``"zero"``: an empty prediction gets the metric's score for an empty summary, computed by the library. Where
-  the library defines one it is kept as it is (``perseval`` / ``degress``: the summary is at distance 1 from every
-  text; ``vert``: sim 0, WMD at the cap, VERT 0; ``summary_eval``: accuracy 0 without a judge call, coherence
-  0, completeness as the original computes it for the empty text, docs/summary_eval.md §6). DEGRESS rewards
-  empty output (:func:`empty_rewarded`): an empty summary is at distance 1 from every text, other empty
-  summaries included, so empty generations look responsive (an all-empty model gets a high DEGRESS, a model
-  that gives every user one identical text ≈ 0); only ``accuracy_distance`` (1 for an empty summary) and the
-  PerSEval it lowers show them, and the warning says so. For
-  ``persona_style`` and ``persona_quality`` the module is called with ``empty="zero"``: the item scores 0
-  (every component for ``persona_quality``) and every mean is taken over all items with those zeros, so it
-  drops by the share of empty items;
-* ``"skip"``: the empty predictions (with their rows of the other inputs) are left out; the result is that of
-  the other items alone (only ``num_empty`` when nothing is left);
-* ``"error"``: the library's named error (``predictions[i] is empty (empty or whitespace-only text)``, or the
-  style metrics' ``predictions[i]: text has no words``).
+* ``"zero"``: it gets the library's score for an empty summary (the style metrics are given ``empty="zero"``);
+  DEGRESS rewards empty output (:func:`empty_rewarded`, :data:`EMPTY_REWARDED_NOTE`), and the warning says so;
+* ``"skip"``: it is left out with its row of every other input;
+* ``"error"``: the library's named error.
 
-This module only selects rows, counts, warns and passes options: every score is the library's. Every result
-carries ``num_empty`` (the count over the whole evaluation, all processes; ``eval_num_empty`` in the Trainer's
-logs), and the first evaluation with an empty prediction warns once per hook or class instance. The per-metric
-meaning of ``"zero"`` is in the repository's docs/evaluate_conventions.md §4.4 (docs/style.md §4.6 for the style
-metrics).
+This module only selects rows, counts, warns and passes options: every score is the library's. Every result carries
+``num_empty`` (``eval_num_empty`` in the Trainer's logs); the first evaluation with an empty prediction warns once.
+What ``"zero"`` means per metric, and why: docs/evaluate_conventions.md §4.4 (docs/style.md §4.6 for style).
 """
 
 from __future__ import annotations

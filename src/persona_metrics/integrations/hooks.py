@@ -25,14 +25,9 @@ Rows of the evaluation dataset are matched with predictions by position: pass th
 the Trainer (its evaluation sampler is sequential) and to :func:`make_compute_metrics`. The Trainer calls the same
 ``compute_metrics`` from ``Trainer.predict``; that only works for a dataset with the same rows.
 
-Empty generations never stop training: ``empty="zero"`` (the default) scores an empty prediction with the
-library's score for an empty summary (0 for the style metrics, given ``empty="zero"``), ``"skip"`` leaves it out,
-``"error"`` raises the library's named error; every result has ``num_empty`` (``eval_num_empty`` in the logs). See
-:mod:`persona_metrics.integrations.empty`. DEGRESS rewards empty output: an empty summary is at distance 1 from every
-text, so under ``"zero"`` empty generations raise ``eval_degress`` (an all-empty model scores high, one identical
-text for every user about 0) and only ``eval_accuracy_distance`` and ``eval_perseval`` show them; the warning of a
-``perseval`` / ``degress`` hook says so. Do not pick checkpoints by ``eval_degress`` while ``eval_num_empty`` > 0:
-pass ``empty="skip"`` (score the non-empty predictions alone) or ``empty="error"``.
+Empty generations never stop training (``empty=``, :mod:`persona_metrics.integrations.empty`); every result has
+``num_empty`` (``eval_num_empty`` in the logs). DEGRESS rewards empty output: do not pick checkpoints by
+``eval_degress`` while ``eval_num_empty`` > 0 (see ``empty`` below).
 """
 
 from __future__ import annotations
@@ -309,15 +304,13 @@ def make_compute_metrics(
 ) -> ComputeMetrics:
     """Build a ``compute_metrics`` callable for ``Seq2SeqTrainer`` (use ``predict_with_generate=True``).
 
-    Default columns (merged under ``columns``): ``persona_style`` and ``persona_quality`` read ``personas`` from
-    the ``"persona"`` column; ``perseval`` and ``degress`` read ``documents`` from the ``"document"`` column (add
-    ``{"document_ids": "doc_id"}`` to group by an id column instead of by text). Per-user references are the
-    labels; users are implicit (row i is user i's summary), so no user column is needed. ``references`` are
-    passed only to metrics that declare them as an input (``persona_style`` does not).
+    Default columns (merged under ``columns``) are the metric spec's ``hook_columns`` (:func:`default_columns`):
+    ``personas`` from ``"persona"``, ``documents`` from ``"document"`` (add ``{"document_ids": "doc_id"}`` to group
+    by an id column instead of by text), ``sources`` from ``"document"``. References are the labels, passed only to
+    metrics that take them; row i is user i's summary, so no user column is needed.
 
     Args:
-        metric: a bundled metric name (see :data:`persona_metrics.METRICS`; loaded once, here, with
-            ``keep_in_memory=True``) or an already loaded ``evaluate`` module.
+        metric: a registered metric name (loaded once, here, with ``keep_in_memory=True``) or a loaded module.
         tokenizer: the tokenizer that decodes predictions and labels (``pad_token_id`` must be set).
         eval_dataset: the evaluation dataset (``datasets.Dataset`` or a mapping of column name to list), in the
             order the Trainer evaluates it. Needed when the metric takes side inputs.
@@ -328,14 +321,9 @@ def make_compute_metrics(
             with ``evaluate``'s own ``num_process`` mode). If an evaluation fails mid-way, the next call starts
             afresh with a newly loaded module (metric given by name) or raises ``RuntimeError`` (loaded module
             given, as it may still hold the failed evaluation's batches).
-        empty: what an empty generation (empty or whitespace-only; for ``persona_style`` and ``persona_quality``
-            also a text without a word) does: ``"zero"`` (default) scores it with the library's score for an empty
-            summary (0 for the style metrics, which are given ``empty="zero"``); ``"skip"`` leaves it out;
-            ``"error"`` raises the library's named error. Every result has ``num_empty``; the first evaluation with
-            one warns once (:mod:`persona_metrics.integrations.empty`, docs/evaluate_conventions.md §4.4). DEGRESS
-            rewards empty output (an empty summary is at distance 1 from every text, so it looks responsive): for
-            ``perseval`` and ``degress`` the ``"zero"`` warning says so; use ``"skip"`` or ``"error"`` there when
-            checkpoints are picked by ``degress``.
+        empty: what an empty generation does (:mod:`persona_metrics.integrations.empty`): ``"zero"`` (default)
+            the library's score for an empty summary, ``"skip"`` left out, ``"error"`` the library's named error.
+            DEGRESS rewards empty output: use ``"skip"`` or ``"error"`` when checkpoints are picked by ``degress``.
         **compute_kwargs: options passed to ``metric.compute`` (``distance="jsd"``, ``bootstrap=1000`` ...).
 
     Returns:
@@ -344,13 +332,11 @@ def make_compute_metrics(
         adds the ``eval_`` prefix. Streaming calls with ``compute_result=False`` return ``{}``.
 
     Raises:
-        ValueError: an ``empty`` value not in :data:`~persona_metrics.integrations.empty.ALLOWED_EMPTY`; an
-            unknown metric name; a side input with no column; a column missing from
-            ``eval_dataset``; a column key or ``compute_kwargs`` key the metric does not take, or given twice; an
-            option value the metric rejects (``distance="rouge-l"``, ``beta=-1``: checked here, not at the first
-            evaluation). At
-            evaluation time: a number of predictions that does not match ``eval_dataset``, logits instead of
-            generated ids, missing labels for a metric that takes references.
+        ValueError: an ``empty`` value not in :data:`~persona_metrics.integrations.empty.ALLOWED_EMPTY`; an unknown
+            metric name; a side input with no column; a column missing from ``eval_dataset``; a column key or
+            ``compute_kwargs`` key the metric does not take, or given twice; an option value the metric rejects
+            (checked here, not at the first evaluation). At evaluation time: a number of predictions that does not
+            match ``eval_dataset``, logits instead of generated ids, missing labels for a metric that takes them.
         TypeError: ``eval_dataset`` is not a ``datasets.Dataset`` (a ``DatasetDict``, an ``IterableDataset``) nor a
             mapping of columns; non-integer ids.
         RuntimeError: see ``streaming``.

@@ -15,8 +15,7 @@ import pickle
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
-from persona_metrics.integrations.merge import merge
-from persona_metrics.metric_registry import metric_spec
+from persona_metrics.metric_registry import merge, metric_spec
 from persona_metrics.metric_spec import MetricSpec
 from persona_metrics.personalization import ExcludedPart, shard_of
 

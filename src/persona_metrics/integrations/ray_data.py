@@ -191,11 +191,8 @@ def score_dataset(
     """The library's result for ``metric`` over a Ray dataset, scored by Ray tasks, equal to one call over it all.
 
     Args:
-        dataset: one row per item; columns named as the library's inputs: ``predictions``, ``references``,
-            ``documents`` and optionally ``document_ids`` (``perseval``, ``degress``); ``predictions``,
-            ``personas`` (``persona_style``); ``predictions``, ``references``, ``personas`` (``persona_quality``);
-            ``predictions``, ``references`` (``vert``); ``predictions``, ``sources`` (``summary_eval``).
-        metric: one of those names.
+        dataset: one row per item; columns named as the metric spec's inputs (and row options: ``document_ids``).
+        metric: a registered metric's name (:mod:`persona_metrics.metric_registry`).
         batch_size: rows per ``map_batches`` call of a per-item metric.
         num_shards: document shards of DEGRESS / PerSEval: the blocks of Ray's sort-based shuffle and at most as many
             scoring tasks.
@@ -205,8 +202,7 @@ def score_dataset(
         **options: the library function's options (``distance="jsd"``, ``bootstrap=1000``, ``seed=...`` ...).
 
     Returns:
-        The result one process gives (``PersonalizationResult``, ``StyleResult``, ``QualityResult``,
-        ``VertResult``, ``SummaryEvalResult``), bit for bit.
+        The result one process gives (the spec's result type), bit for bit.
 
     Raises:
         MissingExtraError: Ray is not installed (one line naming the ``ray`` extra).

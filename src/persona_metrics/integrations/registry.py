@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from persona_metrics.resources import remove_if_stale
+from persona_metrics.resources import remove_if_stale, replace_file
 from persona_metrics.warning import warn
 
 logger = logging.getLogger(__name__)
@@ -132,21 +132,6 @@ def _contents(target: Path, name: str, script: Path) -> dict[str, bytes]:
     return {"__init__.py": b"", f"{name}.json": json.dumps(meta).encode(), f"{name}.py": script.read_bytes()}
 
 
-def _replace_file(path: Path, data: bytes, not_before: float = 0.0) -> None:
-    """Write ``path`` atomically (a temporary file beside it, then ``os.replace``), mtime >= ``not_before``."""
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)
-        stamp = max(time.time(), not_before)
-        os.utime(tmp, (stamp, stamp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _repair(target: Path, name: str, script: Path) -> None:
     """Rewrite a damaged copy in place, file by file, each atomically.
 
@@ -162,7 +147,7 @@ def _repair(target: Path, name: str, script: Path) -> None:
     except OSError:
         not_before = 0.0
     for filename, data in _contents(target, name, script).items():  # the script last: evaluate stats it first
-        _replace_file(target / filename, data, not_before)
+        replace_file(target / filename, data, mode=0o644, not_before=not_before)
     shutil.rmtree(target / "__pycache__", ignore_errors=True)
 
 

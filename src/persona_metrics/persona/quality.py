@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 
-from persona_metrics.persona.content import MINILM_BASELINE_FILE as MINILM_BASELINE_FILE
 from persona_metrics.persona.content import ContentResult, _bertscore_config, _content, check_quality_references
 from persona_metrics.persona.params import CONTENT_WEIGHTS_WITH_BLEURT as CONTENT_WEIGHTS_WITH_BLEURT
 from persona_metrics.persona.params import CONTENT_WEIGHTS_WITHOUT_BLEURT as CONTENT_WEIGHTS_WITHOUT_BLEURT

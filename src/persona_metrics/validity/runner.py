@@ -26,15 +26,19 @@ from persona_metrics.metric_registry import METRIC_SPECS
 from persona_metrics.metric_spec import resolve
 from persona_metrics.params import Params
 from persona_metrics.persona.params import QualityParams, StyleParams
+from persona_metrics.persona.spec import PERSONA_QUALITY, PERSONA_STYLE
 from persona_metrics.personalization.scorer import score_personalization
+from persona_metrics.personalization.spec import DEGRESS, PERSEVAL
 from persona_metrics.progress import progress_bar
 from persona_metrics.signature import __version__
 from persona_metrics.summary_eval.params import SummaryEvalParams
+from persona_metrics.summary_eval.spec import SUMMARY_EVAL
 from persona_metrics.validation import check_number
 from persona_metrics.validity import properties as P
 from persona_metrics.validity.cases import case_path, file_digest, first_cases, first_documents, load_cases
 from persona_metrics.validity.report import MeasuredMethod, PropertyResult, ValidityReport, results_of
 from persona_metrics.vert.params import VertParams
+from persona_metrics.vert.spec import VERT
 
 logger = logging.getLogger(__name__)
 
@@ -70,21 +74,21 @@ class Method:
 
 #: Every method the suite knows, per metric in table order.
 METHODS: tuple[Method, ...] = (
-    Method("vert", "original", {}, VertParams, "default"),
-    Method("vert", "meaning_sensitive", {"meaning_sensitive": True}, VertParams),
-    Method("vert", "ROUGE-L", {"distance": "rougeL"}, role="reference"),
-    Method("vert", "BERTScore", {"distance": "bertscore"}, role="reference"),
-    Method("summary_eval", "original", {"coherence_method": "original"}, SummaryEvalParams, "default"),
-    Method("summary_eval", "robust", {"coherence_method": "robust"}, SummaryEvalParams),
-    Method("persona_style", "jsd", {"method": "jsd"}, StyleParams, "default"),
-    Method("persona_style", "zscore", {"method": "zscore"}, StyleParams),
-    Method("persona_style", "posterior", {"method": "posterior"}, StyleParams),
-    Method("persona_style", "fidelity", {"method": "fidelity"}, StyleParams),
-    Method("persona_quality", "jsd", {"style_method": "jsd"}, QualityParams, "default"),
-    Method("persona_quality", "posterior", {"style_method": "posterior"}, QualityParams),
-    Method("persona_quality", "fidelity", {"style_method": "fidelity"}, QualityParams),
-    Method("perseval", "rougeL", {"distance": "rougeL"}, role="default"),
-    Method("perseval", "jsd", {"distance": "jsd"}),
+    Method(VERT.name, "original", {}, VertParams, "default"),
+    Method(VERT.name, "meaning_sensitive", {"meaning_sensitive": True}, VertParams),
+    Method(VERT.name, "ROUGE-L", {"distance": "rougeL"}, role="reference"),
+    Method(VERT.name, "BERTScore", {"distance": "bertscore"}, role="reference"),
+    Method(SUMMARY_EVAL.name, "original", {"coherence_method": "original"}, SummaryEvalParams, "default"),
+    Method(SUMMARY_EVAL.name, "robust", {"coherence_method": "robust"}, SummaryEvalParams),
+    Method(PERSONA_STYLE.name, "jsd", {"method": "jsd"}, StyleParams, "default"),
+    Method(PERSONA_STYLE.name, "zscore", {"method": "zscore"}, StyleParams),
+    Method(PERSONA_STYLE.name, "posterior", {"method": "posterior"}, StyleParams),
+    Method(PERSONA_STYLE.name, "fidelity", {"method": "fidelity"}, StyleParams),
+    Method(PERSONA_QUALITY.name, "jsd", {"style_method": "jsd"}, QualityParams, "default"),
+    Method(PERSONA_QUALITY.name, "posterior", {"style_method": "posterior"}, QualityParams),
+    Method(PERSONA_QUALITY.name, "fidelity", {"style_method": "fidelity"}, QualityParams),
+    Method(PERSEVAL.name, "rougeL", {"distance": "rougeL"}, role="default"),
+    Method(PERSEVAL.name, "jsd", {"distance": "jsd"}),
 )
 
 
@@ -187,7 +191,7 @@ def quality_term_gaps(method: str, cases_dir: str | Path | None = None) -> dict[
     """
     from persona_metrics.persona.params import OVERALL_WEIGHTS
 
-    known = {m.name: m for m in METHODS if m.metric == "persona_quality"}
+    known = {m.name: m for m in METHODS if m.metric == PERSONA_QUALITY.name}
     if method not in known:
         raise ValueError(f"method {method!r} is not a persona_quality method of the suite; allowed: {list(known)}")
     out = {}
@@ -210,8 +214,8 @@ def _perseval(cases: Cases, method: Method) -> list[P.Check]:
         again = score_personalization(
             *([column[i] for i in order] for column in (predictions, references, documents, ids)), **method.options
         )
-        perseval[system] = result.per_document("perseval")
-        degress[system] = result.per_document("degress")
+        perseval[system] = result.per_document(PERSEVAL.headline)
+        degress[system] = result.per_document(DEGRESS.headline)
         shuffled[system] = (result.perseval, again.perseval)
     return P.perseval_checks(perseval, degress, shuffled)
 
@@ -229,15 +233,15 @@ class Suite:
 
 #: Per metric (the CLI's METRIC), its suite.
 SUITES: Mapping[str, Suite] = {
-    "vert": Suite(("vert.jsonl",), _vert),
-    "summary_eval": Suite(("coherence.jsonl", "completeness.jsonl"), _summary_eval),
-    "persona_style": Suite(
+    VERT.name: Suite(("vert.jsonl",), _vert),
+    SUMMARY_EVAL.name: Suite(("coherence.jsonl", "completeness.jsonl"), _summary_eval),
+    PERSONA_STYLE.name: Suite(
         ("style.jsonl", "style_summaries.jsonl", "off_register.jsonl"),
         _style,
         lambda row: (row.get("persona"), row.get("genre"), row.get("register")),
     ),
-    "persona_quality": Suite(tuple(QUALITY_FILES), _quality, lambda row: row["persona"]),
-    "perseval": Suite(("perseval.jsonl",), _perseval),
+    PERSONA_QUALITY.name: Suite(tuple(QUALITY_FILES), _quality, lambda row: row["persona"]),
+    PERSEVAL.name: Suite(("perseval.jsonl",), _perseval),
 }
 #: The metrics the shipped suite measures, in table order.
 METRICS: tuple[str, ...] = tuple(SUITES)
