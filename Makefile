@@ -133,6 +133,7 @@ spaces: register
 
 lint: install
 	$(BIN)/ruff check src metrics scripts tests spaces
+	$(BIN)/ruff format --check src metrics scripts tests spaces
 	$(BIN)/mypy
 
 clean:

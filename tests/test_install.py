@@ -139,8 +139,12 @@ def test_pip_user_commands_work_from_the_wheel(fresh_python, tmp_path) -> None:
     assert quiet.returncode == 0, quiet.stderr[-3000:]
     assert 0 <= float(quiet.stdout) <= 1
     assert quiet.stdout.count("\n") == 1
-    register = run(fresh_python, "from persona_metrics.persona.samples import shipped_register_texts as r\n"
-                   "print(sorted((k, len(v)) for k, v in r().items()))", home)  # the posterior's training texts
+    register = run(
+        fresh_python,
+        "from persona_metrics.persona.samples import shipped_register_texts as r\n"
+        "print(sorted((k, len(v)) for k, v in r().items()))",
+        home,
+    )  # the posterior's training texts
     expected = "[('enthusiast', 32), ('formal_analyst', 32), ('journalist', 32)]"
     assert register.stdout.strip() == expected, register.stderr
     docs = cli(fresh_python, home, "docs", "scaling")

@@ -566,8 +566,12 @@ def test_module_docstring_examples_run(registered_modules: str) -> None:
 
 @pytest.mark.parametrize(
     "module_name",
-    ["persona_metrics.vert.formulas", "persona_metrics.vert.scorer", "persona_metrics.vert.params",
-     "persona_metrics.vert.meaning"],
+    [
+        "persona_metrics.vert.formulas",
+        "persona_metrics.vert.scorer",
+        "persona_metrics.vert.params",
+        "persona_metrics.vert.meaning",
+    ],
 )
 def test_library_docstring_examples_run(module_name: str) -> None:
     import doctest

@@ -55,9 +55,7 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 #: ``bytes.translate`` table: ``A-Z`` → ``a-z``; ``a-z`` and ``0-9`` kept; every other byte → space.
-LOWER_ALNUM = bytes(
-    c + 32 if 65 <= c <= 90 else c if (97 <= c <= 122 or 48 <= c <= 57) else 32 for c in range(256)
-)
+LOWER_ALNUM = bytes(c + 32 if 65 <= c <= 90 else c if (97 <= c <= 122 or 48 <= c <= 57) else 32 for c in range(256))
 #: rouge_score's final filter (``tokenize.VALID_TOKEN_RE``).
 _VALID_TOKEN = re.compile(r"^[a-z0-9]+$")
 #: ``word_tokens``' pattern (``distances.lexical._WORD``): letters and digits, Unicode-aware.
@@ -213,9 +211,7 @@ _NLTK_NAMES: dict[str, Any] = {
 }
 
 
-def _import_without_nltk(
-    name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
-) -> Any:
+def _import_without_nltk(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
     """``__import__`` for the porter module: its ``from nltk... import`` lines get :data:`_NLTK_NAMES`."""
     if level == 0 and name.split(".")[0] == "nltk":
         if fromlist and name in _NLTK_NAMES:

@@ -18,6 +18,7 @@ from persona_metrics.validation import check_bool, check_ids, check_reference_li
 
 P = TypeVar("P", bound=Params)
 
+
 class ValidatedTextInputs:
     """Mixin for ``evaluate.Metric`` subclasses whose inputs are aligned lists of strings.
 
