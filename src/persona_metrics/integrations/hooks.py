@@ -27,7 +27,7 @@ the Trainer (its evaluation sampler is sequential) and to :func:`make_compute_me
 
 Empty generations never stop training (``empty=``, :mod:`persona_metrics.integrations.empty`); every result has
 ``num_empty`` (``eval_num_empty`` in the logs). DEGRESS rewards empty output: do not pick checkpoints by
-``eval_degress`` while ``eval_num_empty`` > 0 (see ``empty`` below).
+``eval_degress`` while ``eval_num_empty`` > 0; pass ``empty="skip"`` or ``empty="error"``.
 """
 
 from __future__ import annotations
