@@ -97,14 +97,11 @@ class DistributedMetric:
     """A bundled metric as a ``torchmetrics``-style accumulator: ``update`` per batch, ``compute`` at the end.
 
     Each process adds its own shard with :meth:`update`. :meth:`compute` divides the work over the process group
-    (any backend; with NCCL set the CUDA device first, as the ``*_object`` collectives require): the ranks share
-    only each row's index, a digest and two flags, from which every rank draws the same plan (row order,
-    repeats, empty predictions); the per-item metrics then score each rank's own rows, while DEGRESS and PerSEval
-    route each row to the rank that owns its document (:func:`~persona_metrics.personalization.shard_of` of the
-    document id, or of the text without ids), the only texts sent over the group. Each rank scores its part with
-    the library, the small results are gathered and merged exactly (:func:`persona_metrics.merge`), and every rank
-    returns the single-process ``compute`` of all rows, bit for bit. :attr:`scored_rows` is the number of rows
-    this rank scored. Without a process group it is a plain accumulator.
+    (any backend; with NCCL set the CUDA device first, as the ``*_object`` collectives require): every rank draws
+    the same plan from each row's index and digest, scores its own rows (a metric whose spec is ``by_document``:
+    the rows of the documents it owns), and the small results are merged exactly, so every rank returns the
+    single-process ``compute`` of all rows, bit for bit (``docs/scaling.md`` §3). :attr:`scored_rows` is the
+    number of rows this rank scored. Without a process group it is a plain accumulator.
 
     Order: without ``indices`` the rows are scored in rank order (rank 0's rows, then rank 1's ...), which is the
     dataset order for contiguous shards. With ``indices`` (the dataset row of each item, e.g. the sampler's

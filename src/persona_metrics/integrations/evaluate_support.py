@@ -22,23 +22,16 @@ P = TypeVar("P", bound=Params)
 class ValidatedTextInputs:
     """Mixin for ``evaluate.Metric`` subclasses whose inputs are aligned lists of strings.
 
-    evaluate checks only the first item of a batch for type, and its errors do not name the index; this
-    mixin checks every item before evaluate encodes them, so bad input fails with the field and index.
-    Put it *before* ``evaluate.Metric`` in the bases. Subclasses set ``_text_fields`` (input names in
-    order) and ``_empty_ok`` (the names that may hold empty strings).
+    evaluate checks only the first item of a batch for type, and its errors do not name the index; this mixin
+    checks every item (:func:`~persona_metrics.validation.check_texts`, ids with
+    :func:`~persona_metrics.validation.check_ids`), option names (:meth:`check_option_names`) and values
+    (:meth:`check_option_values`: the params objects built) before evaluate writes anything, so bad input fails
+    with the field and index. Put it *before* ``evaluate.Metric`` in the bases; a module sets ``_spec`` (its
+    inputs, row options, params and extra) and ``_empty_ok`` (the inputs that may hold empty strings).
 
-    It is the evaluate side of the one validation layer (``persona_metrics.validation``): every text field goes
-    through :func:`~persona_metrics.validation.check_texts` (None fields, containers converted once to plain
-    lists, item types, empty texts, lone surrogates), per-item id options (``document_ids``) through
-    :func:`~persona_metrics.validation.check_ids`, option names through :meth:`check_option_names` and option
-    values through :meth:`check_option_values` (``return_*`` flags here, the rest by building the metric's
-    params objects, :attr:`_params`, with the library's own checks), all before evaluate writes anything.
-
-    The module's options are facts of its params classes (:mod:`persona_metrics.params`): every field of
-    ``_params`` (less ``_params_not_taken``) is a ``_compute`` keyword with the field's default, and every other
-    ``_compute`` keyword is a text field, an id option (``_id_options``) or a ``return_*`` flag
-    (``tests/test_option_facts.py`` checks every bundled module). The training hook, the distributed classes and
-    the CLI read the same facts.
+    The module's options are facts of its params classes: every field of ``_params`` (less ``_params_not_taken``)
+    is a ``_compute`` keyword with the field's default, every other keyword an input, an id option or a
+    ``return_*`` flag (``tests/test_option_facts.py``); the hooks, the distributed classes and the CLI read them.
     """
 
     _text_fields: tuple[str, ...] = ("predictions", "references")

@@ -39,11 +39,11 @@ from typing import Any
 
 import numpy as np
 
+from persona_metrics.datasets.columns import num_rows, read_columns
 from persona_metrics.integrations.distributed import rank_and_size, run_on_main
 from persona_metrics.integrations.empty import DEFAULT_EMPTY, EmptyPolicy
 from persona_metrics.integrations.evaluate_support import MODEL_INPUTS, check_option_names, input_names
 from persona_metrics.metric_registry import METRIC_SPECS
-from persona_metrics.validation import as_list
 
 __all__ = ["ComputeMetrics", "default_columns", "make_compute_metrics", "numbers_only"]
 
@@ -135,15 +135,9 @@ class ComputeMetrics:
     def __call__(self, eval_pred: Any, compute_result: bool | None = None) -> dict[str, int | float]:
         """Score an evaluation (whole-set form) or add one batch of it (streaming form).
 
-        Args:
-            eval_pred: the Trainer's ``EvalPrediction`` (generated ids as ``predictions``, labels as
-                ``label_ids``).
-            compute_result: streaming form only: ``True`` on the last batch (compute and return the result),
-                ``False`` before it (add the batch, return ``{}``). Left out in the whole-set form.
-
-        Returns:
-            The numbers of the metric's result (see :func:`numbers_only`), or ``{}`` for a streaming batch that
-            is not the last.
+        ``eval_pred`` is the Trainer's ``EvalPrediction`` (generated ids, labels); ``compute_result`` (streaming
+        form only) is ``True`` on the last batch, whose call returns the numbers of the result (:func:`numbers_only`),
+        and ``False`` before it (the batch is added, ``{}`` returned).
 
         Raises:
             TypeError: ``compute_result`` missing in the streaming form or given in the whole-set form.
@@ -351,8 +345,8 @@ def make_compute_metrics(
     check_option_names(module, name, mapping, compute_kwargs)
     if hasattr(module, "check_option_values"):  # the bundled modules: the library's checks of every value
         module.check_option_values(**compute_kwargs)
-    side = _read_columns(eval_dataset, mapping)
-    n_rows = _num_rows(eval_dataset) if eval_dataset is not None else None
+    side = read_columns(eval_dataset, mapping)
+    n_rows = num_rows(eval_dataset) if eval_dataset is not None else None
     return ComputeMetrics(
         module,
         name,
@@ -389,44 +383,6 @@ def _load(name: str) -> Any:
     from persona_metrics.integrations.registry import load
 
     return load(name, keep_in_memory=True)
-
-
-def _column_names(dataset: Any) -> list[str]:
-    names = getattr(dataset, "column_names", None)
-    if isinstance(names, Mapping):
-        raise TypeError(f"eval_dataset is a DatasetDict (splits {list(names)}); pass the one evaluation split")
-    if names is not None:
-        return list(names)
-    if isinstance(dataset, Mapping):
-        return list(dataset)
-    raise TypeError(
-        f"eval_dataset must be a datasets.Dataset or a mapping of column name to list, got {type(dataset).__name__}"
-    )
-
-
-def _num_rows(dataset: Any) -> int:
-    if isinstance(dataset, Mapping):
-        lengths = {len(v) for v in dataset.values()}
-        if len(lengths) > 1:
-            raise ValueError(f"eval_dataset columns have different lengths {sorted(lengths)}")
-        return lengths.pop() if lengths else 0
-    return len(dataset)
-
-
-def _read_columns(dataset: Any, mapping: Mapping[str, str]) -> dict[str, list[Any]]:
-    """Read the mapped columns once: metric input name -> list of values."""
-    if not mapping:
-        return {}
-    if dataset is None:
-        raise ValueError(f"eval_dataset is required to read the columns {dict(mapping)}")
-    available = _column_names(dataset)
-    for key, column in mapping.items():
-        if column not in available:
-            raise ValueError(
-                f"column {column!r} (metric input {key!r}) is not in eval_dataset; available columns: {available}"
-            )
-    # as_list: a datasets Column is read with one slice (list(column) reads it row by row)
-    return {key: as_list(dataset[column], f"eval_dataset[{column!r}]") for key, column in mapping.items()}
 
 
 def _as_ids(values: Any, field: str) -> np.ndarray:

@@ -4,8 +4,7 @@ An engine (Ray Data, ``datasets.map(num_proc=N)``, a job queue) hands a worker s
 their positions in it. The worker scores them with the library (:func:`score_rows`) and returns the library's
 result with those positions, pickled (:func:`pack`); the driver unpickles every part and calls
 :func:`persona_metrics.merge` (:func:`merge_parts`), so the numbers are those of one call over the whole input, bit
-for bit. DEGRESS and PerSEval compare the users of one document, so their parts hold whole documents
-(``shard_of`` of the document id); the per-item metrics take any rows. No score arithmetic lives here.
+for bit. A metric whose spec is ``by_document`` (DEGRESS, PerSEval) takes parts of whole documents, the others any rows.
 """
 
 from __future__ import annotations
@@ -147,15 +146,9 @@ def shard_rows(document_ids: Iterable[Hashable], num_shards: int) -> dict[str, l
 def score_shards(
     batch: Mapping[str, Sequence[Sequence[int]]], *, data: Any, metric: str | MetricSpec, **options: Any
 ) -> dict:
-    """``datasets.Dataset.map(..., batched=True)`` over :func:`shard_rows`: each shard of ``data`` packed, scored.
+    """``datasets.Dataset.map(..., batched=True)`` over :func:`shard_rows`: ``{STATE: [one packed part per shard]}``.
 
-    Args:
-        batch: ``{"rows": [row numbers of ``data``, per shard]}``.
-        data: the whole input, a ``datasets.Dataset`` with the metric's input columns.
-        metric: a registered metric's name, or its spec.
-        **options: the library function's keyword options.
-
-    Returns:
-        ``{STATE: [one packed part per shard]}`` (``docs/scaling.md`` §5).
+    ``batch`` is ``{"rows": [row numbers of data, per shard]}``; ``data`` the whole input, a ``datasets.Dataset``
+    with the metric's input columns; ``options`` the library function's keywords (``docs/scaling.md`` §5).
     """
     return {STATE: [pack(score_rows(metric, data.select(rows)[:], rows, **options)) for rows in batch["rows"]]}

@@ -55,14 +55,8 @@ def load(name: str, **kwargs: Any) -> Any:
 
     Makes no network call and logs no warning, from any working directory. A metric registered with
     :func:`~persona_metrics.metric_registry.register_metric` that ships no script gets a module made from its spec
-    (:func:`~persona_metrics.integrations.evaluate_support.spec_module`).
-
-    Args:
-        name: one of :data:`persona_metrics.METRICS`, or a registered metric's name.
-        **kwargs: passed to ``evaluate.load`` (``config_name``, ``experiment_id``, ``keep_in_memory`` ...).
-
-    Returns:
-        The ``evaluate.EvaluationModule``.
+    (:func:`~persona_metrics.integrations.evaluate_support.spec_module`). ``kwargs`` go to ``evaluate.load``
+    (``config_name``, ``experiment_id``, ``keep_in_memory`` ...).
 
     Raises:
         ValueError: an unknown name (the message lists the bundled metrics).
@@ -178,15 +172,11 @@ def _install(target: Path, name: str, script: Path) -> None:
 def register(names: list[str] | tuple[str, ...] | None = None, namespace: str = DEFAULT_NAMESPACE) -> list[Path]:
     """Copy the bundled metric scripts into evaluate's modules cache so bare names resolve offline.
 
-    Idempotent and safe when several processes run it at once: each new copy is built in a temporary
-    directory and renamed into place; a lost race leaves the winner's identical copy. A registered copy is
-    verified byte for byte against the installed script and, if it is damaged (truncated, emptied, edited),
-    repaired in place file by file, so a concurrent ``evaluate.load`` never finds the version gone. The
-    registered copy is made the newest one, so it wins over older registrations (upgrade) and newer ones
-    (downgrade). Build directories left by a killed run are removed.
-
-    ``import persona_metrics`` calls this once (see :mod:`persona_metrics`); the fast path reads the six
-    small scripts and their copies and writes nothing.
+    Idempotent and safe when several processes run it at once (each new copy built aside and renamed into place).
+    A registered copy is verified byte for byte and a damaged one repaired in place, file by file, so a concurrent
+    ``evaluate.load`` never finds the version gone; it is made the newest, so it wins over older and newer
+    registrations; a killed run's leftovers are removed (``docs/evaluate_conventions.md`` §1.7). ``import
+    persona_metrics`` calls this once; the fast path reads the scripts and their copies and writes nothing.
 
     Args:
         names: metrics to register (default: all bundled metrics).
