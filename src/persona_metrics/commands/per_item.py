@@ -3,7 +3,7 @@
 Each reads its JSON-lines file (:func:`read_items`), scores rows of it with the library (:func:`score_rows`) and
 lays the library's result out as one system's report (:func:`item_report`). A sharded run (``--shard I/N --states
 OUT.jsonl``) scores the contiguous block of items of its shard and writes the result's per-item values
-(:func:`item_states`); ``persona-metrics merge`` merges the shards' results with :func:`persona_metrics.merge` and
+(:func:`item_states`); ``persona-metrics merge`` merges the shards' results (each result's own ``merge``) and
 lays them out with the same :func:`item_report` (:func:`merged_item_report`), so it prints what the unsharded run
 prints, byte for byte (``docs/scaling.md`` §2). No arithmetic on scores here: means, intervals and per-item values
 are the result's.
