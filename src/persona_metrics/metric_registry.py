@@ -39,9 +39,9 @@ def metric_spec(name: str, field: str = "metric") -> MetricSpec:
     return METRIC_SPECS[check_choice(field, name, list(METRIC_SPECS))]
 
 
-def metric_names(layout: str | None = None) -> tuple[str, ...]:
-    """The registered names, in table order; with ``layout`` (``"documents"`` or ``"items"``) those of that layout."""
-    return tuple(name for name, spec in METRIC_SPECS.items() if layout in (None, spec.layout))
+def metric_names() -> tuple[str, ...]:
+    """The registered names, in table order."""
+    return tuple(METRIC_SPECS)
 
 
 def register_metric(spec: MetricSpec) -> MetricSpec:

@@ -1,4 +1,4 @@
-"""One metric as the whole package knows it: a frozen :class:`MetricSpec` (``docs/layout.md``, "Add a metric").
+"""One metric as the whole package knows it: a frozen :class:`MetricSpec` (``docs/add_a_metric.md``).
 
 Each family declares the spec of each of its evaluate names in its ``spec.py``, beside its params;
 :mod:`persona_metrics.metric_registry` collects them. Every per-metric table of the package reads the spec: the
@@ -51,9 +51,9 @@ class MetricSpec:
         validity: its validity suite, a :class:`~persona_metrics.validity.runner.Suite` (or ``"module:name"`` of
             one) that the runner measures; None for the shipped metrics (the runner's own suites) and for a metric
             without one.
-        codec: how its result writes itself as per-item states lines and is rebuilt and merged
-            (:class:`~persona_metrics.state_fields.ItemCodec`); None for a per-document metric, whose result merges
-            its documents itself.
+        codec: how its result writes itself as per-item states lines and is rebuilt from them
+            (:class:`~persona_metrics.state_fields.ItemCodec`); None for a per-document metric, whose states are its
+            documents' lines (``personalization/states.py``).
     """
 
     name: str
@@ -108,7 +108,10 @@ class MetricSpec:
         return self.library_function()(*(columns[name] for name in self.inputs), **rows, **keywords)
 
     def make_params(self, options: Mapping[str, Any]) -> tuple[Any, ...]:
-        """One params object per class of :attr:`params`, each built from the options that are its fields."""
+        """One params object per class of :attr:`params`, each built from the options that are its fields.
+
+        The caller checks the option names first (an option of no class is not used here).
+        """
         return tuple(params(**params.split(options)[0]) for params in self.params)
 
     def known_columns(self) -> Iterable[str]:

@@ -431,9 +431,7 @@ class StyleResult(ItemResult):
         Raises:
             ValueError: ``features`` asked for but not computed.
         """
-        out: dict[str, Any] = {"style_similarity": self.mean}
-        for name, (lo, hi) in self.intervals.items():
-            out[f"{name}_ci_low"], out[f"{name}_ci_high"] = lo, hi
+        out = self.summary()
         out["scores"] = self.scores.tolist()
         if features:
             if self.features is None:
