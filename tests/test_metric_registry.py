@@ -57,7 +57,7 @@ def toy():
     recipe = _recipe()
     assert METRIC_SPECS[NAME] is recipe["TOY"]  # the recipe registered it
     suite = Suite(("toy.jsonl",), _toy_checks, fields={"toy.jsonl": ("id", "reference")})
-    register_metric(dataclasses.replace(recipe["TOY"], validity=suite))
+    register_metric(dataclasses.replace(recipe["TOY"], validity=suite), replace=True)
     yield METRIC_SPECS[NAME]
     unregister_metric(NAME)
     assert NAME not in METRIC_SPECS
@@ -66,6 +66,12 @@ def toy():
 def test_the_spec_is_the_registry_entry(toy) -> None:
     assert metric_spec(NAME) is toy
     assert toy.layout == "items"
+    with pytest.raises(ValueError, match="'toy_recall' is registered already"):
+        register_metric(toy)
+    with pytest.raises(ValueError, match="'vert' is registered already"):
+        register_metric(dataclasses.replace(toy, name="vert"), replace=True)  # a bundled metric is never replaced
+    with pytest.raises(ValueError, match="'vert' ships with persona-metrics"):
+        unregister_metric("vert")
     with pytest.raises(ValueError, match=r"metric must be one of \[.*'toy_recall'\]"):
         metric_spec("toy_recal")
     assert toy.score({"predictions": PREDICTIONS, "references": REFERENCES}).recall.tolist() == RECALL

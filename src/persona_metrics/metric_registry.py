@@ -28,6 +28,8 @@ from persona_metrics.vert.spec import SPECS as VERT
 
 #: Every registered metric, by evaluate name, in table order (the bundled ones: those of ``persona_metrics.METRICS``).
 METRIC_SPECS: dict[str, MetricSpec] = {spec.name: spec for spec in (*PERSONALIZATION, *PERSONA, *VERT, *SUMMARY_EVAL)}
+#: The metrics the package ships (neither replaced nor removed by :func:`register_metric` / :func:`unregister_metric`).
+BUNDLED: frozenset[str] = frozenset(METRIC_SPECS)
 
 
 def metric_spec(name: str, field: str = "metric") -> MetricSpec:
@@ -44,14 +46,21 @@ def metric_names() -> tuple[str, ...]:
     return tuple(METRIC_SPECS)
 
 
-def register_metric(spec: MetricSpec) -> MetricSpec:
-    """Add a metric (or replace one of the same name); every reader finds it from then on.
+def register_metric(spec: MetricSpec, *, replace: bool = False) -> MetricSpec:
+    """Add a metric; every reader finds it from then on.
+
+    Args:
+        spec: the metric.
+        replace: replace a metric of the same name that :func:`register_metric` added (a bundled one never).
 
     Raises:
         TypeError: not a :class:`~persona_metrics.metric_spec.MetricSpec`.
+        ValueError: the name is taken (a bundled metric's, or another's without ``replace``).
     """
     if not isinstance(spec, MetricSpec):
         raise TypeError(f"spec must be a MetricSpec, got {type(spec).__name__}")
+    if spec.name in BUNDLED or (spec.name in METRIC_SPECS and not replace):
+        raise ValueError(f"metric {spec.name!r} is registered already; choose another name (or replace=True)")
     METRIC_SPECS[spec.name] = spec
     return spec
 
@@ -60,8 +69,10 @@ def unregister_metric(name: str) -> MetricSpec:
     """Remove a metric added by :func:`register_metric` and return its spec.
 
     Raises:
-        ValueError: an unknown name.
+        ValueError: an unknown name, or a bundled metric's.
     """
+    if name in BUNDLED:
+        raise ValueError(f"metric {name!r} ships with persona-metrics; only a registered one can be removed")
     return METRIC_SPECS.pop(metric_spec(name).name)
 
 
