@@ -10,6 +10,7 @@ import evaluate
 
 from persona_metrics.integrations.evaluate_support import ValidatedReferenceLists
 from persona_metrics.integrations.registry import warn_if_stale
+from persona_metrics.persona.formulas import DEFAULT_STYLE_METHOD
 from persona_metrics.persona.quality import QualityParams, score_quality
 from persona_metrics.persona.samples import BUILTIN_PERSONAS
 from persona_metrics.persona.spec import PERSONA_QUALITY
@@ -120,7 +121,7 @@ class PersonaQuality(ValidatedReferenceLists, evaluate.Metric):
         persona_samples=None,
         persona_dir=None,
         centroid_cache=None,
-        style_method="jsd",
+        style_method=DEFAULT_STYLE_METHOD,
         bootstrap=0,
         seed=DEFAULT_BOOTSTRAP_SEED,
         empty="error",

@@ -4,6 +4,7 @@ import evaluate
 
 from persona_metrics.integrations.evaluate_support import ValidatedTextInputs
 from persona_metrics.integrations.registry import warn_if_stale
+from persona_metrics.persona.formulas import DEFAULT_STYLE_METHOD
 from persona_metrics.persona.samples import BUILTIN_PERSONAS
 from persona_metrics.persona.spec import PERSONA_STYLE
 from persona_metrics.persona.style import StyleParams, score_style
@@ -91,7 +92,7 @@ class PersonaStyle(ValidatedTextInputs, evaluate.Metric):
         self,
         predictions,
         personas,
-        method="jsd",
+        method=DEFAULT_STYLE_METHOD,
         persona_samples=None,
         persona_dir=None,
         centroid_cache=None,

@@ -82,7 +82,7 @@ BANDS: Mapping[str, tuple[tuple[float, str], ...]] = {
 }
 
 
-def style_band(similarity: float, method: str = "jsd") -> str:
+def style_band(similarity: float, method: str = DEFAULT_STYLE_METHOD) -> str:
     """Excellent, Good, Acceptable or Poor by ``method``'s bands (:data:`BANDS`).
 
     The methodology's (≥ 0.90, ≥ 0.80, ≥ 0.70) for ``jsd``, ``zscore`` and ``posterior``; ``fidelity``'s own

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from persona_metrics.persona.content import ContentResult, _bertscore_config, _content, check_quality_references
+from persona_metrics.persona.formulas import DEFAULT_STYLE_METHOD
 from persona_metrics.persona.params import CONTENT_WEIGHTS_WITH_BLEURT as CONTENT_WEIGHTS_WITH_BLEURT
 from persona_metrics.persona.params import CONTENT_WEIGHTS_WITHOUT_BLEURT as CONTENT_WEIGHTS_WITHOUT_BLEURT
 from persona_metrics.persona.params import OVERALL_WEIGHTS as OVERALL_WEIGHTS
@@ -205,7 +206,7 @@ def score_quality(
     persona_samples: Mapping[str, Sequence[str]] | None = None,
     persona_dir: str | Path | None = None,
     centroid_cache: str | Path | None = None,
-    style_method: str = "jsd",
+    style_method: str = DEFAULT_STYLE_METHOD,
     bootstrap: int = 0,
     seed: int = DEFAULT_BOOTSTRAP_SEED,
     empty: str = "error",
