@@ -60,6 +60,15 @@ class ItemResult:
         """:meth:`means`, each followed by its interval when one was computed (a report's row)."""
         return with_intervals(self.means(), getattr(self, "intervals", {}))
 
+    def summary_dict(self, per_item: bool = False, signature: bool = False) -> dict[str, Any]:
+        """:meth:`summary`, plus the ``per_item`` lists and the ``signature`` string when asked for."""
+        out = self.summary()
+        if per_item:
+            out["per_item"] = self.per_item()
+        if signature:
+            out["signature"] = self.signature
+        return out
+
     def completed(self: R) -> R:
         """What a merged result recomputes over all its items (its bootstrap intervals); itself by default."""
         return self

@@ -306,8 +306,8 @@ def check_number(
         ValueError: NaN, infinite, or outside the interval (the interval named).
     """
     kind = numbers.Integral if integer else numbers.Real
+    what = "an int" if integer else "a finite number"
     if isinstance(value, bool) or not isinstance(value, kind):
-        what = "an int" if integer else "a finite number"
         raise TypeError(f"{name} must be {what}, got {type(value).__name__}: {describe(value)}")
     number: Any
     if integer:
@@ -322,7 +322,6 @@ def check_number(
     inside = finite and (number >= low if low_inclusive else number > low)
     inside = inside and (number <= high if high_inclusive else number < high)
     if not inside:
-        what = "an int" if integer else "a finite number"
         raise ValueError(out_of_range(name, value, low, high, low_inclusive, high_inclusive, what=what))
     return number
 

@@ -349,12 +349,7 @@ def spec_module(spec: MetricSpec) -> type:
         return self._output(spec.score(inputs, params=params_class(**kwargs)), **flags)
 
     def present(self: Any, result: Any, return_per_item: bool = False, return_signature: bool = False, **_: Any) -> Any:
-        out = result.summary()
-        if return_per_item:
-            out["per_item"] = result.per_item()
-        if return_signature:
-            out["signature"] = result.signature
-        return out
+        return result.summary_dict(return_per_item, return_signature)
 
     _compute.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     attributes = {"_spec": spec, "_info": _info, "_compute": _compute, "present": present, "__module__": __name__}

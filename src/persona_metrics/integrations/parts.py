@@ -46,7 +46,8 @@ def check_columns(metric: str | MetricSpec, columns: Iterable[str]) -> MetricSpe
         ValueError: an unknown metric (the known ones named) or a missing input column (named).
     """
     spec = metric if isinstance(metric, MetricSpec) else metric_spec(metric)
-    missing = [name for name in spec.inputs if name not in set(columns)]
+    given = set(columns)
+    missing = [name for name in spec.inputs if name not in given]
     if missing:
         raise ValueError(f"{spec.name} needs the input columns {list(spec.inputs)}; missing {missing}")
     return spec

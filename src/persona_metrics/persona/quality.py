@@ -156,12 +156,7 @@ class QualityResult(ItemResult):
 
         Each mean is followed by its interval, ``<name>_ci_low`` / ``<name>_ci_high``, when one was computed.
         """
-        out = self.summary()
-        if per_item:
-            out["per_item"] = self.per_item()
-        if signature:
-            out["signature"] = self.signature
-        return out
+        return self.summary_dict(per_item, signature)
 
 
 def complementary_weights(share: float, names: tuple[str, str]) -> dict[str, float]:

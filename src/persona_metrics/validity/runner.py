@@ -265,8 +265,8 @@ def suites() -> dict[str, Suite]:
 
 def all_methods() -> tuple[Method, ...]:
     """Every method the runner knows: :data:`METHODS`, then the default of each metric with a suite of its own."""
-    extra = [Method(name, "default", {}, METRIC_SPECS[name].params[0], "default") for name in suites()]
-    return (*METHODS, *(m for m in extra if m.metric not in SUITES))
+    own = [name for name in suites() if name not in SUITES]
+    return (*METHODS, *(Method(name, "default", {}, METRIC_SPECS[name].params[0], "default") for name in own))
 
 
 def _selected(metrics: Sequence[str] | None, methods: Mapping[str, Sequence[str]] | None) -> list[Method]:
@@ -277,15 +277,16 @@ def _selected(metrics: Sequence[str] | None, methods: Mapping[str, Sequence[str]
         if metric not in known:
             raise ValueError(f"metrics: {metric!r} is not in the validity suite; allowed: {list(known)}")
     wanted = dict(methods or {})
+    every = all_methods()
     for metric, names in wanted.items():
-        names_known = [m.name for m in all_methods() if m.metric == metric]
+        names_known = [m.name for m in every if m.metric == metric]
         if metric not in chosen:
             raise ValueError(f"methods names {metric!r}, which is not among the metrics measured {chosen}")
         for name in names:
             if name not in names_known:
                 raise ValueError(f"methods[{metric!r}]: {name!r} is not a method of the suite; allowed: {names_known}")
     selected = []
-    for method in all_methods():
+    for method in every:
         if method.metric in chosen and method.name in wanted.get(method.metric, [method.name]):
             if method.metric in wanted and not method_available(method):
                 raise ValueError(
@@ -343,8 +344,9 @@ def run_validity(
     chosen = list(dict.fromkeys(m.metric for m in selected))
     cases = _load(chosen, cases_dir, limit)
     results: list[PropertyResult] = []
+    known = suites()
     for method in progress_bar(measured, desc="validity: scoring", unit="method"):
-        checks = suites()[method.metric].check(cases, method)
+        checks = known[method.metric].check(cases, method)
         results += results_of(method.metric, method.name, P.tally(checks))
     digests = {name: file_digest(case_path(name, cases_dir)) for name in cases}
     return ValidityReport(tuple(results), tuple(m.measured() for m in measured), digests, limit, __version__, skipped)

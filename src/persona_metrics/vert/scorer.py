@@ -185,11 +185,7 @@ class VertResult(ItemResult):
 
     def as_dict(self, per_item: bool = False, signature: bool = False, alignment: bool = False) -> dict[str, Any]:
         """``vert``, ``sim``, ``wmd`` (means); ``per_item`` lists, ``signature``, per-item ``alignment`` on request."""
-        out: dict[str, Any] = dict(self.means())
-        if per_item:
-            out["per_item"] = self.per_item()
-        if signature:
-            out["signature"] = self.signature
+        out = self.summary_dict(per_item, signature)
         if alignment:
             out["alignment"] = [self.alignment(i).as_dict() for i in range(len(self))]
         return out
@@ -223,6 +219,8 @@ class VertScorer:
         max_wmd: the WMD cap (the authors' 5).
         clip_negative_sim: raise negative cosines to 0 (off by default, like the original; ``docs/vert.md`` §6).
         meaning_sensitive: the meaning-sensitive WMD (off by default: the original; ``docs/vert.md`` §11).
+        params: the options above as one checked :class:`~persona_metrics.vert.params.VertParams`, instead of one
+            by one (``Params.from_call``: not both).
 
     Raises:
         TypeError, ValueError: a bad option (named; :class:`~persona_metrics.vert.params.VertParams` checks them).
@@ -237,14 +235,23 @@ class VertScorer:
         max_wmd: float = DEFAULT_MAX_WMD,
         clip_negative_sim: bool = False,
         meaning_sensitive: bool = False,
+        params: VertParams | None = None,
     ) -> None:
         require("VERT (word mover's distance: POT)", "ot")
-        self.params = VertParams(encoder, word_vectors, alpha, max_wmd, clip_negative_sim, meaning_sensitive)
+        options = {
+            "encoder": WORDLLAMA if encoder is None else encoder,  # None: the default, WordLlama
+            "word_vectors": word_vectors,
+            "alpha": alpha,
+            "max_wmd": max_wmd,
+            "clip_negative_sim": clip_negative_sim,
+            "meaning_sensitive": meaning_sensitive,
+        }
+        self.params = VertParams.from_call(params, options)
         self.alpha, self.max_wmd = self.params.alpha, self.params.max_wmd
         self.clip_negative_sim = self.params.clip_negative_sim
         self.meaning_sensitive = self.params.meaning_sensitive
-        self.encoder = resolve_encoder(encoder)
-        self.vectors = load_word_vectors(word_vectors)
+        self.encoder = resolve_encoder(self.params.encoder)
+        self.vectors = load_word_vectors(self.params.word_vectors)
 
     @property
     def config(self) -> Signature:
@@ -399,21 +406,13 @@ def score_vert(
     Raises:
         TypeError, ValueError: bad inputs or options (field and index named).
     """
-    options = {
-        "encoder": encoder,
-        "word_vectors": word_vectors,
-        "alpha": alpha,
-        "max_wmd": max_wmd,
-        "clip_negative_sim": clip_negative_sim,
-        "meaning_sensitive": meaning_sensitive,
-    }
-    p = VertParams.from_call(params, options)
     scorer = VertScorer(
-        p.encoder,
-        p.word_vectors,
-        alpha=p.alpha,
-        max_wmd=p.max_wmd,
-        clip_negative_sim=p.clip_negative_sim,
-        meaning_sensitive=p.meaning_sensitive,
+        encoder,
+        word_vectors,
+        alpha=alpha,
+        max_wmd=max_wmd,
+        clip_negative_sim=clip_negative_sim,
+        meaning_sensitive=meaning_sensitive,
+        params=params,
     )
     return scorer.score(predictions, references)
