@@ -9,8 +9,9 @@ fraction of cases whose paraphrase scores strictly above its edit, for
 * ROUGE-L F (rouge-score, Porter stemmer) and raw BERTScore F1 (``persona_metrics`` BertScore: the packaged
   all-MiniLM-L6-v2, layer 6, no idf, no rescaling).
 
-Then, per method, "edit > unrelated": each edit against a reference of another kind (case i + 10), which a
-relatedness score should still rank below the edit. And a sanity check on the shipped CNN/DM sample: each
+Then, per method, "edit > unrelated": each edit against the reference of case i + n/2 + 1 (another kind and
+another story: the second batch tells each of its stories once per kind), which a relatedness score should still
+rank below the edit. And a sanity check on the shipped CNN/DM sample: each
 highlight against its own article's lead (first three sentences) and against the next article's, the fraction
 where its own scores higher, and the Pearson correlation of the two VERT variants on the matched pairs.
 
@@ -70,7 +71,8 @@ def ranking_table(cases: Sequence[tuple[str, str, str, str]], methods: dict[str,
     """Per method: per kind and overall, the fraction of paraphrase > edit; and the fraction of edit > unrelated."""
     kinds = list(dict.fromkeys(case[0] for case in cases))
     references = [case[1] for case in cases]
-    unrelated = references[len(cases) // 2 :] + references[: len(cases) // 2]
+    shift = len(cases) // 2 + 1  # n/2 would pair a second-batch edit with its own story's reference
+    unrelated = references[shift:] + references[:shift]
     table = {}
     for name, score in methods.items():
         paraphrase = score([case[2] for case in cases], references)

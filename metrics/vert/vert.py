@@ -45,9 +45,10 @@ Args:
     alpha (`float`): divisor of the capped WMD (default 5, the authors'); finite, > 0.
     max_wmd (`float`): the WMD cap (default 5, the authors'); finite, > 0, with max_wmd / alpha <= 1e6.
     clip_negative_sim (`bool`): raise negative cosines to 0 (default False, like the original).
-    meaning_sensitive (`bool`): the meaning-sensitive WMD (default False, the original): negations and numbers
-        are kept and must match (numbers by value), WordNet antonyms and words moved within their sentence cost,
-        so a negated, number-swapped, role-swapped or antonym edit scores lower (docs/vert.md section 11).
+    meaning_sensitive (`bool`): the meaning-sensitive WMD (default False, the original): negations, numbers and
+        words without a vector are kept and must match (numbers by value and slot), opposites (WordNet and a
+        directional list) and names that swapped roles cost, so a negated, number-changed, role-swapped or
+        antonym edit scores lower (docs/vert.md section 11).
     return_per_item (`bool`): add `per_item` = {"vert", "sim", "wmd"}: one list each.
     return_alignment (`bool`): add `alignment`: per item, the words of both sides and the WMD's transport
         flows [prediction word index, reference word index, mass, distance].
@@ -80,7 +81,7 @@ Examples:
     >>> [round(v, 3) for v in vert.compute(**pairs)["per_item"]["vert"]]  # the original: the same bag of words
     [0.717, 1.0]
     >>> [round(v, 3) for v in vert.compute(**pairs, meaning_sensitive=True)["per_item"]["vert"]]
-    [0.717, 0.618]
+    [0.717, 0.5]
 """
 
 

@@ -44,7 +44,7 @@ PICTURED = 4
 
 WMD_TEXT = {
     False: "stopwords and unknown words dropped",
-    True: "meaning-sensitive: negations, numbers, antonyms and word order count",
+    True: "meaning-sensitive: negations, numbers, unknown words, opposites and names' roles count",
 }
 ENCODER_TEXT = {
     "wordllama": "WordLlama l2_supercat_256 (default; closest to the original InferSent cosines)",

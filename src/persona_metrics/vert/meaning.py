@@ -1,23 +1,35 @@
 """VERT's meaning-sensitive word mover's distance (``meaning_sensitive=True``, ``docs/vert.md`` §11).
 
-The original WMD is a bag of words with NLTK's stopwords removed, so "will not stay" equals "will stay" ("not" is
-a stopword), "ordered 30 … options for 20" equals "ordered 20 … options for 30", and antonyms, whose vectors are
-close, cost little. This module changes the preparation and the ground cost, and nothing else: the transport, the
-cap and the formula ``½ · (1 + sim − min(WMD, cap) / α)`` stay as they are.
+The original WMD is a bag of words with NLTK's stopwords and out-of-vocabulary words removed, so "will not stay"
+equals "will stay" ("not" is a stopword), "Dravenko beat Ostrevia" equals "Ostrevia beat Dravenko" (both names
+lack a GloVe vector: nothing is left of them), and antonyms, whose vectors are close, cost little. This module
+changes the preparation and the ground cost, and nothing else: the transport, the cap and the formula
+``½ · (1 + sim − min(WMD, cap) / α)`` stay as they are.
 
-1. tokens: lower-cased whitespace tokens with punctuation stripped from both ends (``"2015."`` → ``2015``);
-   sentences end after a token ending in ``.``, ``!`` or ``?``;
-2. negations (:data:`NEGATIONS`, and every token ending in ``n't``) are kept, not dropped as stopwords;
-   numbers (digits, or the words zero to twelve) are kept whatever the vocabulary; the other stopwords and
-   out-of-vocabulary words are dropped as before;
-3. each kept token is its own unit of mass (1 / the number of kept tokens), with its relative position in its
-   sentence, ``(k + ½) / sentence length`` over all its tokens;
-4. ground cost = a content cost + a position cost:
+1. tokens: whitespace tokens with punctuation stripped from both ends (``"2015."`` → ``2015``), compared
+   lower-cased; sentences end after a token ending in ``.``, ``!`` or ``?``;
+2. kinds: negations (:data:`NEGATIONS`, every token ending in ``n't``, and :data:`NEGATING_VERBS` before "to":
+   "failed to win") and numbers (digits, the words zero to twelve, and any token with a digit: ``3-1``) are kept
+   whatever the stopword list says; a number carries its **unit**, the token after it (``%`` reads ``percent``);
+   the other stopwords are dropped as before, but for "won" (:data:`KEPT_STOPWORDS`); a word without a vector is **kept as itself** (an *unknown*
+   token) instead of being dropped;
+3. each kept token is its own unit of mass (1 / the number of kept tokens);
+4. **names**: a token written with a capital letter inside a sentence (or anywhere, when it has no vector) in
+   either text, other than a month or a weekday, is a name; each name that occurs once in each text carries the
+   share of the other such names whose order relative to it differs between the two texts (its *discordance*);
+5. ground cost of token i of one text and token j of the other:
 
-   * content: two words: the Euclidean distance of their raw vectors, but :data:`FLIP_COST` for two WordNet
-     antonyms; two negations: 0; two numbers: 0 for the same value, else :data:`FLIP_COST`; a negation or a
-     number against anything of another kind: :data:`FLIP_COST`;
-   * position: ``POSITION_WEIGHT · max(0, |Δ position| − POSITION_TOLERANCE)``.
+   * two words: the Euclidean distance of their raw vectors;
+   * two unknown tokens, or an unknown token and a word: 0 for the same token, else :data:`UNKNOWN_COST`;
+   * a name (step 4) against another token: at least :data:`UNKNOWN_COST` (a name is itself, not its vector's
+     neighbours);
+   * two negations: 0; two numbers: :data:`FLIP_COST` for another value (or another text, for ``3-1``), else 0,
+     or :data:`UNIT_COST` when they sit in exchanged slots (:func:`swapped_units`); a negation or a number
+     against anything of another kind: :data:`FLIP_COST`;
+   * a **flipped** token, one with an antonym (WordNet's or :data:`DIRECTIONAL_PAIRS`) in the other text and no
+     token of its own base form there, costs :data:`FLIP_COST` to anything: the transport cannot route it
+     through a near neighbour;
+   * the same name: :data:`ORDER_COST` × the larger of the two discordances (a name in another role).
 
 >>> from persona_metrics.vert.vectors import glove_6b_50d
 >>> reference = prepare_meaning_text("The minister will stay in office.", glove_6b_50d())
@@ -31,6 +43,7 @@ cap and the formula ``½ · (1 + sim − min(WMD, cap) / α)`` stay as they are.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import string
 from dataclasses import dataclass, field
@@ -42,34 +55,68 @@ from persona_metrics.text_services import NLTK_ENGLISH_STOPWORDS, STOPWORDS_NAME
 from persona_metrics.vert.vectors import WordVectors
 from persona_metrics.vert.wmd import PreparedText
 
-#: Cost of a flip (a negation against a non-negation, two different numbers, a number against a word, two WordNet
-#: antonyms): 4 × the authors' cap of 5, so one flipped token among k kept tokens adds 20 / k to the WMD (a flip
+#: Cost of a flip (a negation against a non-negation, two different numbers, a number against a word, a flipped
+#: antonym): 4 × the authors' cap of 5, so one flipped token among k kept tokens adds 20 / k to the WMD (a flip
 #: in a sentence of four content words alone reaches the cap).
 FLIP_COST = 20.0
-#: Cost per unit of relative position (within the sentence) beyond the tolerance: each further tenth of a
-#: sentence a word moves costs 3, about one synonym swap in GloVe 6B 50d (segments → sections: 3.4).
-POSITION_WEIGHT = 30.0
-#: Position difference that costs nothing: one word inserted or dropped in a ten-word sentence.
-POSITION_TOLERANCE = 0.1
+#: Cost of a name that moved to another role (times its discordance): a flip, since it changes who did what.
+ORDER_COST = FLIP_COST
+#: Cost of the same number in another number's slot ("30 new … 20 more" for "20 new … 30 more"): a flip.
+UNIT_COST = FLIP_COST
+#: Cost of an unknown token (no vector) against another token: 6.5, the median Euclidean distance of two random
+#: words among GloVe 6B 50d's 20,000 most frequent (20,000 seeded pairs; the 90th percentile is 7.65): as far
+#: as two unrelated words.
+UNKNOWN_COST = 6.5
 #: Negation words kept out of stopword removal (with every token ending in ``n't``: ``didn't``, ``won't`` ...).
 NEGATIONS: frozenset[str] = frozenset(
     {"not", "no", "nor", "never", "none", "nobody", "nothing", "neither", "nowhere", "cannot", "without"}
 )
+#: NLTK stopwords kept as words: "won" is there as the stem of "won't", and is the past of "win" in news text.
+KEPT_STOPWORDS: frozenset[str] = frozenset({"won"})
+#: Verbs that negate the verb after them when followed by "to" ("failed to beat" is "did not beat"; base forms).
+NEGATING_VERBS: frozenset[str] = frozenset({"fail", "refuse", "decline", "neglect"})
 #: Number words read as values (beyond twelve, news text writes digits).
 NUMBER_WORDS: dict[str, float] = {
     word: float(value)
     for value, word in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
 }
+#: Opposites of direction or outcome that news text uses and WordNet does not list as antonyms (base forms;
+#: each pair read both ways). WordNet already has rise/fall, buy/sell, win/lose, open/close, hire/fire, gain/lose,
+#: approve/reject, accept/refuse, expand/shrink, increase/decrease, higher/lower.
+DIRECTIONAL_PAIRS: tuple[tuple[str, str], ...] = (
+    ("increase", "reduce"), ("increase", "cut"), ("raise", "cut"), ("raise", "reduce"), ("boost", "cut"),
+    ("rise", "drop"), ("rise", "decline"), ("rise", "slide"), ("rise", "slump"), ("climb", "fall"),
+    ("climb", "drop"), ("jump", "fall"), ("surge", "plunge"), ("gain", "drop"), ("gain", "fall"),
+    ("grow", "shrink"), ("grow", "decline"), ("expand", "cut"), ("extend", "shorten"), ("beat", "lose"),
+    ("win", "lose"), ("pay", "receive"), ("lend", "borrow"), ("hire", "lay"), ("hire", "cut"),
+    ("agree", "refuse"), ("agree", "decline"), ("approve", "block"), ("approve", "veto"), ("allow", "ban"),
+    ("allow", "forbid"), ("permit", "ban"), ("start", "stop"), ("start", "end"), ("launch", "scrap"),
+    ("launch", "cancel"), ("join", "leave"), ("enter", "exit"), ("import", "export"), ("profit", "loss"),
+    ("surplus", "deficit"), ("upgrade", "downgrade"), ("strengthen", "weaken"), ("support", "oppose"),
+    ("confirm", "deny"), ("acquit", "convict"), ("guilty", "innocent"), ("ahead", "behind"), ("early", "late"),
+    ("earlier", "later"), ("best", "worst"), ("top", "bottom"), ("add", "remove"), ("include", "exclude"),
+    ("first", "last"), ("above", "below"), ("more", "fewer"), ("higher", "lower"), ("up", "down"),
+    ("better", "worse"), ("improve", "worsen"), ("success", "failure"), ("succeed", "fail"),
+)  # fmt: skip
+#: Capitalised words that are not names: months and weekdays (a moved date is not a swap of roles).
+NOT_NAMES: frozenset[str] = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)")
 _SENTENCE_END = (".", "!", "?")
 _STRIP = string.punctuation + "“”‘’«»…"
 
-WORD, NEGATION, NUMBER = "word", "negation", "number"
+WORD, UNKNOWN, NEGATION, NUMBER = "word", "unknown", "negation", "number"
 #: The signature fields this preparation and cost replace (the constants are part of the name).
 MEANING_FIELDS: dict[str, str] = {
     "tokens": "lower-split-strip-sentences",
-    "stopwords": f"{STOPWORDS_NAME}-keep-negations",
-    "wmd": f"emd-meaning-flip{FLIP_COST:g}-pos{POSITION_WEIGHT:g}-tol{POSITION_TOLERANCE:g}-wordnet-antonyms",
+    "stopwords": f"{STOPWORDS_NAME}-keep-negations-won",
+    "oov": f"keep-unknown{UNKNOWN_COST:g}",
+    "wmd": (
+        f"emd-meaning2-flip{FLIP_COST:g}-unit{UNIT_COST:g}-names{ORDER_COST:g}"
+        f"-antonyms-wordnet+{len(DIRECTIONAL_PAIRS)}"
+    ),
 }
 
 
@@ -85,102 +132,208 @@ def number_value(token: str) -> float | None:
     return NUMBER_WORDS.get(token)
 
 
-def positioned_tokens(text: str) -> list[tuple[str, float]]:
-    """Each token of ``text`` (lower-cased, punctuation stripped) with its relative position in its sentence."""
-    out: list[tuple[str, float]] = []
-    sentence: list[str] = []
-    raw = text.lower().replace("’", "'").split()
+@dataclass(frozen=True)
+class Token:
+    """One token of a text, with what the preparation reads of it.
+
+    Attributes:
+        text: lower-cased, punctuation stripped from both ends.
+        capital: written with a capital letter.
+        initial: the first token of its sentence.
+        unit: the next token of its sentence, lower-cased and stripped (``percent`` after ``%``; "" at the end).
+    """
+
+    text: str
+    capital: bool
+    initial: bool
+    unit: str
+
+
+def tokens_of(text: str) -> list[Token]:
+    """The tokens of ``text`` (module docstring, step 1), each with what the later steps read."""
+    out: list[Token] = []
+    raw = text.replace("’", "'").split()
+    initial = True
     for k, token in enumerate(raw):
         stripped = token.strip(_STRIP)
         if stripped:
-            sentence.append(stripped)
-        if token.endswith(_SENTENCE_END) or k == len(raw) - 1:
-            out.extend((word, (i + 0.5) / len(sentence)) for i, word in enumerate(sentence))
-            sentence = []
+            following = raw[k + 1].strip(_STRIP).lower() if k + 1 < len(raw) and not initial_after(token) else ""
+            unit = "percent" if token.rstrip(_STRIP.replace("%", "")).endswith("%") else following
+            out.append(Token(stripped.lower(), stripped[0].isupper(), initial, unit))
+            initial = False
+        if initial_after(token):
+            initial = True
     return out
+
+
+def initial_after(token: str) -> bool:
+    """Whether a sentence ends after ``token`` (it ends in ``.``, ``!`` or ``?``, before closing quotes)."""
+    return token.rstrip("\"'”’)»").endswith(_SENTENCE_END)
 
 
 @dataclass(frozen=True, eq=False)
 class MeaningText(PreparedText):
-    """A text as the meaning-sensitive WMD sees it: every kept token its own unit, with kind, value and position.
+    """A text as the meaning-sensitive WMD sees it: every kept token its own unit, with kind, value and unit.
 
     Attributes (beyond :class:`~persona_metrics.vert.wmd.PreparedText`, whose ``words`` here are the kept tokens,
     repeats included, each weighing 1 / their number):
-        kinds: ``"word"``, ``"negation"`` or ``"number"`` per token.
+        kinds: ``"word"``, ``"unknown"``, ``"negation"`` or ``"number"`` per token.
         values: the number's value per token (NaN for the others).
-        positions: relative position of each token in its sentence, in (0, 1).
+        units: the number's unit per token (``""`` for the others).
+        capitals: per token, written with a capital letter where it is not the first of its sentence, or
+            capitalised and unknown (a name candidate; months and weekdays excluded).
     """
 
     kinds: tuple[str, ...] = ()
-    #: Flip and position costs make no metric: every token is solved for (no shared-mass reduction).
+    #: Flip and name costs make no metric: every token is solved for (no shared-mass reduction).
     metric_cost: ClassVar[bool] = False
     values: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
-    positions: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    units: tuple[str, ...] = ()
+    capitals: tuple[bool, ...] = ()
 
     def same_bag(self, other: PreparedText) -> bool:
-        """The same tokens at the same positions (their distance is then 0)."""
-        return (
-            isinstance(other, MeaningText)
-            and super().same_bag(other)
-            and bool(np.array_equal(self.positions, other.positions))
-        )
+        """The same tokens in the same order with the same units (their distance is then 0)."""
+        return isinstance(other, MeaningText) and self.words == other.words and self.units == other.units
 
     def ground_cost(self, other: PreparedText) -> np.ndarray:
-        """Content cost (vector distance, or :data:`FLIP_COST` for a flip) + position cost, token by token."""
+        """Content cost, flips and names moved to another role, token by token (module docstring, step 5)."""
         if not isinstance(other, MeaningText):
             raise TypeError(f"a meaning-sensitive text is compared with another, got {type(other).__name__}")
         kinds_a, kinds_b = np.array(self.kinds)[:, None], np.array(other.kinds)[None, :]
         content = np.where((kinds_a == WORD) & (kinds_b == WORD), super().ground_cost(other), FLIP_COST)
+        lexical = np.isin(kinds_a, (WORD, UNKNOWN)) & np.isin(kinds_b, (WORD, UNKNOWN))
+        unknown = lexical & ((kinds_a == UNKNOWN) | (kinds_b == UNKNOWN))
+        same = np.array(self.words)[:, None] == np.array(other.words)[None, :]
+        content[unknown] = np.where(same, 0.0, UNKNOWN_COST)[unknown]
+        names = lexical & ~same & (self.names(other)[:, None] | other.names(self)[None, :])
+        content[names] = np.maximum(content[names], UNKNOWN_COST)  # a name is itself, not its vector's neighbours
         content[(kinds_a == NEGATION) & (kinds_b == NEGATION)] = 0.0
         numbers = (kinds_a == NUMBER) & (kinds_b == NUMBER)
-        content[numbers] = np.where(self.values[:, None] == other.values[None, :], 0.0, FLIP_COST)[numbers]
-        for i, j in zip(*np.nonzero((kinds_a == WORD) & (kinds_b == WORD)), strict=True):
-            if are_antonyms(self.words[i], other.words[j]):
-                content[i, j] = FLIP_COST
-        shift = np.abs(self.positions[:, None] - other.positions[None, :])
-        return content + POSITION_WEIGHT * np.maximum(shift - POSITION_TOLERANCE, 0.0)
+        values = (self.values[:, None] == other.values[None, :]) | same  # a value, or the same text ("3-1")
+        content[numbers] = np.where(values, np.where(swapped_units(self, other), UNIT_COST, 0.0), FLIP_COST)[numbers]
+        content[self.flipped(other), :] = FLIP_COST
+        content[:, other.flipped(self)] = FLIP_COST
+        for (i, j), discordance in names_moved(self, other).items():
+            content[i, j] += ORDER_COST * discordance
+        return content
+
+    def flipped(self, other: MeaningText) -> np.ndarray:
+        """Per token, whether it is a flipped word: an antonym of an unmatched word of ``other``, itself unmatched.
+
+        A word is unmatched when the other text has no word of one of its base forms ("shut" against "opened"
+        is no flip where the other text also says "opened").
+        """
+        mine, theirs = self.lexical_words(), other.lexical_words()
+        mine_forms = frozenset().union(*map(base_forms, mine))
+        their_forms = frozenset().union(*map(base_forms, theirs))
+        unmatched = [w for w in theirs if not base_forms(w) & mine_forms]
+        return np.array(
+            [
+                kind == WORD and not base_forms(word) & their_forms and any(are_antonyms(word, w) for w in unmatched)
+                for word, kind in zip(self.words, self.kinds, strict=True)
+            ],
+            dtype=bool,
+        )
+
+    def names(self, other: MeaningText) -> np.ndarray:
+        """Per token, whether it is a name: a name candidate here or a word that is one in ``other``."""
+        theirs = {w for w, capital in zip(other.words, other.capitals, strict=True) if capital}
+        return np.array([c or w in theirs for w, c in zip(self.words, self.capitals, strict=True)], dtype=bool)
+
+    def lexical_words(self) -> list[str]:
+        """The tokens of kind ``word`` (those with a vector), in order."""
+        return [w for w, kind in zip(self.words, self.kinds, strict=True) if kind == WORD]
 
 
-def _kind(token: str, vectors: WordVectors) -> str | None:
-    """The token's kind, or None when it is dropped (a stopword or out of vocabulary)."""
-    if is_negation(token):
+def swapped_units(a: MeaningText, b: MeaningText) -> np.ndarray:
+    """Per token pair, whether a number of ``a`` and one of ``b`` sit in exchanged slots (``docs/vert.md`` §11).
+
+    True when their units differ and the unit of one is the unit of a number of another value in the other text
+    ("20 new … 30 more" against "30 new … 20 more": 30 now stands where 20 stood). A unit that no other number
+    has ("10 games" for "10 matches") is a paraphrase, not an exchange.
+    """
+    out = np.zeros((len(a.words), len(b.words)), dtype=bool)
+    numbers_a = [i for i, kind in enumerate(a.kinds) if kind == NUMBER]
+    numbers_b = [j for j, kind in enumerate(b.kinds) if kind == NUMBER]
+    for i, j in itertools.product(numbers_a, numbers_b):
+        if a.units[i] != b.units[j]:
+            out[i, j] = _unit_elsewhere(a.units[i], b, a.words[i]) or _unit_elsewhere(b.units[j], a, b.words[j])
+    return out
+
+
+def _unit_elsewhere(unit: str, text: MeaningText, word: str) -> bool:
+    """Whether a number of ``text`` other than ``word`` has ``unit``."""
+    return any(
+        kind == NUMBER and u == unit and w != word
+        for w, kind, u in zip(text.words, text.kinds, text.units, strict=True)
+    )
+
+
+def names_moved(a: MeaningText, b: MeaningText) -> dict[tuple[int, int], float]:
+    """``{(i, j): discordance}`` for each name at token i of ``a`` and token j of ``b`` that moved role.
+
+    A name here is a token that is a name candidate (:attr:`MeaningText.capitals`) in either text and occurs
+    once in each. Its discordance in a text pair is the share of the other such names whose order relative to
+    it differs between the two texts (1 when two names swapped places; 0 when every name kept its order); the
+    pair's value is the larger of the two tokens' (the same token, so the same), kept only when above 0.
+    """
+    names = {w for w, c in zip(a.words, a.capitals, strict=True) if c}
+    names |= {w for w, c in zip(b.words, b.capitals, strict=True) if c}
+    once = [w for w in names if a.words.count(w) == 1 and b.words.count(w) == 1]
+    if len(once) < 2:
+        return {}
+    where_a = {w: a.words.index(w) for w in once}
+    where_b = {w: b.words.index(w) for w in once}
+    moved: dict[tuple[int, int], float] = {}
+    for w in once:
+        discordant = sum((where_a[w] < where_a[v]) != (where_b[w] < where_b[v]) for v in once if v != w)
+        if discordant:
+            moved[(where_a[w], where_b[w])] = discordant / (len(once) - 1)
+    return moved
+
+
+def _kind(token: Token, vectors: WordVectors) -> str | None:
+    """The token's kind, or None when it is dropped (a stopword)."""
+    if is_negation(token.text) or (token.unit == "to" and base_forms(token.text) & NEGATING_VERBS):
         return NEGATION
-    if number_value(token) is not None:
+    if number_value(token.text) is not None or any(c.isdigit() for c in token.text):
         return NUMBER
-    if token in NLTK_ENGLISH_STOPWORDS or token not in vectors:
+    if token.text in NLTK_ENGLISH_STOPWORDS and token.text not in KEPT_STOPWORDS:
         return None
-    return WORD
+    return WORD if token.text in vectors else UNKNOWN
 
 
 def prepare_meaning_text(text: str, vectors: WordVectors) -> MeaningText:
-    """The kept tokens of ``text`` with their kinds, values, positions, weights and vectors (module docstring)."""
-    kept: list[tuple[str, str, float]] = []
+    """The kept tokens of ``text`` with their kinds, values, units, name flags, weights and vectors."""
+    kept: list[tuple[Token, str]] = []
     dropped_stop: list[str] = []
-    oov: list[str] = []
-    tokens = positioned_tokens(text)
-    for token, position in tokens:
+    tokens = tokens_of(text)
+    for token in tokens:
         kind = _kind(token, vectors)
-        if kind is not None:
-            kept.append((token, kind, position))
+        if kind is None:
+            dropped_stop.append(token.text)
         else:
-            (dropped_stop if token in NLTK_ENGLISH_STOPWORDS else oov).append(token)
-    words = tuple(token for token, _, _ in kept)
-    kinds = tuple(kind for _, kind, _ in kept)
+            kept.append((token, kind))
+    words = tuple(token.text for token, _ in kept)
+    kinds = tuple(kind for _, kind in kept)
     rows = np.zeros((len(kept), vectors.dim))
     in_vocabulary = [i for i, kind in enumerate(kinds) if kind == WORD]
     rows[in_vocabulary] = vectors.vectors([words[i] for i in in_vocabulary])
-    values = [number_value(w) if kind == NUMBER else None for w, kind in zip(words, kinds, strict=True)]
+    values = [number_value(t.text) if kind == NUMBER else None for t, kind in kept]
     return MeaningText(
-        tokens=tuple(token for token, _ in tokens),
+        tokens=tuple(token.text for token in tokens),
         kept=words,
         words=words,
         weights=np.full(len(kept), 1.0 / len(kept)) if kept else np.zeros(0),
         vectors=rows,
         stopwords=tuple(dropped_stop),
-        oov=tuple(oov),
+        oov=tuple(t.text for t, kind in kept if kind == UNKNOWN),
         kinds=kinds,
         values=np.array([np.nan if v is None else v for v in values], dtype=np.float64),
-        positions=np.array([position for _, _, position in kept], dtype=np.float64),
+        units=tuple(t.unit if kind == NUMBER else "" for t, kind in kept),
+        capitals=tuple(
+            t.capital and (not t.initial or kind == UNKNOWN) and t.text not in NOT_NAMES for t, kind in kept
+        ),
     )
 
 
@@ -201,19 +354,35 @@ def base_forms(word: str) -> frozenset[str]:
     return frozenset({word}.union(*(wordnet._morphy(word, pos) for pos in "nvar")))  # type: ignore[attr-defined]
 
 
+@functools.cache
+def _directional() -> dict[str, frozenset[str]]:
+    """:data:`DIRECTIONAL_PAIRS` as ``{word: its opposites}``, both ways."""
+    out: dict[str, set[str]] = {}
+    for a, b in DIRECTIONAL_PAIRS:
+        out.setdefault(a, set()).add(b)
+        out.setdefault(b, set()).add(a)
+    return {word: frozenset(others) for word, others in out.items()}
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def antonyms(word: str) -> frozenset[str]:
-    """The WordNet antonyms of every lemma of every synset of ``word``'s base forms (``rose`` → ``fall`` ...)."""
+    """The antonyms of ``word``'s base forms: WordNet's (every lemma of every synset) and :data:`DIRECTIONAL_PAIRS`."""
     wordnet = _wordnet()
+    listed = _directional()
     return frozenset(
-        antonym.name()
-        for base in base_forms(word)
-        for synset in wordnet.synsets(base)  # type: ignore[attr-defined]
-        for lemma in synset.lemmas()
-        for antonym in lemma.antonyms()
+        itertools.chain(
+            (
+                antonym.name()
+                for base in base_forms(word)
+                for synset in wordnet.synsets(base)  # type: ignore[attr-defined]
+                for lemma in synset.lemmas()
+                for antonym in lemma.antonyms()
+            ),
+            *(listed.get(base, ()) for base in base_forms(word)),
+        )
     )
 
 
 def are_antonyms(a: str, b: str) -> bool:
-    """Whether WordNet lists a base form of one word as an antonym of the other (``rose``, ``fell``: True)."""
+    """Whether a base form of one word is an antonym of the other (``rose``, ``fell``: True; WordNet or the list)."""
     return a != b and bool(base_forms(b) & antonyms(a) or base_forms(a) & antonyms(b))

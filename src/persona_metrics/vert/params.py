@@ -89,8 +89,8 @@ class VertParams(Params):
     clip_negative_sim: bool = option(False, "raise negative cosines to 0 (off, like the original)", check=check_bool)
     meaning_sensitive: bool = option(
         False,
-        "meaning-sensitive WMD: negations and numbers kept and compared, WordNet antonyms and moved words cost "
-        "(off: the original bag of words)",
+        "meaning-sensitive WMD: negations, numbers and unknown words kept and compared, opposites and names "
+        "that swapped roles cost (off: the original bag of words)",
         check=check_bool,
     )
 

@@ -398,7 +398,7 @@ def score_vert(
         alpha: divisor of the capped WMD.
         max_wmd: the WMD cap.
         clip_negative_sim: raise negative cosines to 0.
-        meaning_sensitive: negations, numbers, WordNet antonyms and word positions count in the WMD
+        meaning_sensitive: negations, numbers, unknown words, opposites and the names' order count in the WMD
             (``docs/vert.md`` §11); off by default (the original).
         params: the options above as one checked :class:`~persona_metrics.vert.params.VertParams`, instead of one
             by one.
