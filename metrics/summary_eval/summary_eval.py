@@ -34,6 +34,11 @@ Coherence: leave-one-out ROUGE-1/2/L with a repetition bonus, sentence-to-senten
 markers, windowed lexical diversity, readability, a contradiction penalty and a length penalty.
 Completeness and coherence reproduce oshea00/summaryeval @ cd0cb51 to 1e-6 and run offline; without a judge
 (no `model`) accuracy and overall are None and the result carries a `note`.
+Consistency (this project's, offline, no model, its own field: never part of accuracy or overall): the share of the
+summary's checkable facts (numbers, percentages, money amounts, dates, years, capitalised names) that the source
+supports, after normalising formats ("$2.4bn" = "2.4 billion dollars", "12%" = "12 percent", "seven" = "7"); 1.0
+for a summary without a checkable fact. It sees surface figures and names only, not reversed relations,
+paraphrased facts or negation.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -70,18 +75,24 @@ Args:
     coherence_method (`str`): "original" (default: the original's definition, exact) or "robust": near-duplicate
         sentences dropped and charged (novelty), the order of the sentences compared with the source's, an
         opening connective or pronoun charged, one-sentence texts capped at 0.3 (docs/summary_eval.md §3.1).
-    return_per_item (`bool`): add `per_item` = {"accuracy", "completeness", "coherence", "overall"} lists (None
-        for accuracy and overall without a judge or with an invalid answer), plus "rationale", "judge_status"
-        ("json", "invalid", "empty-input") and "raw_response" with a judge.
+    completeness_method (`str`): "original" (default: the original's coverage of the topic sentences, exact) or
+        "recall_precision": graded recall of the source's topics by the summary's sentences and the precision of
+        the summary's sentences against the source's, their F-measure with beta 1.5, so that off-topic content
+        and a truncated summary both cost (docs/summary_eval.md §2.1).
+    return_per_item (`bool`): add `per_item` = {"accuracy", "completeness", "coherence", "overall",
+        "consistency", "unsupported_facts", "checked_facts"} lists (None for accuracy and overall without a judge
+        or with an invalid answer; "unsupported_facts" lists each item's unsupported facts as written), with
+        "completeness_recall" and "completeness_precision" by the recall_precision method, plus "rationale",
+        "judge_status" ("json", "invalid", "empty-input") and "raw_response" with a judge.
     return_components (`bool`): add the coherence components per item (nine; twelve with "robust": also
         novelty, order, opening).
     return_signature (`bool`): add the config signature (encoder, weights, judge model@host, prompt version,
         temperature, seed, system_fingerprint, versions).
 Returns:
-    accuracy, completeness, coherence (`float` in [0, 1]), overall (`float` in [0, sum of the weights], [0, 1]
-    with the defaults): means over the items; accuracy and overall over the items with a valid judge answer, None
-    without a judge or without any valid answer. `num_invalid` (judge answers without a valid score) with a judge;
-    `note` when accuracy and overall are None or leave items out.
+    accuracy, completeness, coherence, consistency (`float` in [0, 1]), overall (`float` in [0, sum of the
+    weights], [0, 1] with the defaults): means over the items; accuracy and overall over the items with a valid
+    judge answer, None without a judge or without any valid answer. `num_invalid` (judge answers without a valid
+    score) with a judge; `note` when accuracy and overall are None or leave items out.
 Examples:
     >>> import evaluate
     >>> summary_eval = evaluate.load("summary_eval")
@@ -90,6 +101,8 @@ Examples:
     ...                            sources=[source])
     >>> round(out["completeness"], 3), round(out["coherence"], 3), out["accuracy"], out["overall"]
     (1.0, 0.396, None, None)
+    >>> out["consistency"]  # "Quarry Steel" and "ten percent" are in the source
+    1.0
 """
 
 
@@ -134,6 +147,7 @@ class SummaryEval(ValidatedTextInputs, evaluate.Metric):
         weights=None,
         encoder=None,
         coherence_method="original",
+        completeness_method="original",
         return_per_item=False,
         return_components=False,
         return_signature=False,

@@ -37,12 +37,13 @@ _GOOD = (
     "However, higher shipping costs narrowed margins, so the company plans price increases in the spring.",
     "It will also open an Ohio plant with 600 jobs and kept its $16 billion sales forecast.",
 )
-#: A good summary, a one-line one, an off-topic one, the good one with every sentence said twice and the good one
-#: shuffled, of the same invented business story: the original coherence ranks the off-topic line and the repeated
-#: summary above the good one; the robust method ranks the good one first (both are shown per row).
+#: A good summary, a one-line one with a wrong figure (9 percent for 8), an off-topic one, the good one with every
+#: sentence said twice and the good one shuffled, of the same invented business story: the original coherence ranks
+#: the off-topic line and the repeated summary above the good one; the robust method ranks the good one first (both
+#: are shown per row). Consistency flags the wrong figure and the off-topic line's street name.
 EXAMPLE = [
     [" ".join(_GOOD), _SOURCE],
-    ["Brightwater revenue rose 8 percent.", _SOURCE],
+    ["Brightwater revenue rose 9 percent.", _SOURCE],
     ["The city council approved a new bicycle lane on Main Street after a long debate.", _SOURCE],
     [" ".join(s for sentence in _GOOD for s in (sentence, sentence)), _SOURCE],
     [" ".join((_GOOD[2], _GOOD[0], _GOOD[1])), _SOURCE],
@@ -69,7 +70,9 @@ def score(
 ) -> tuple[dict, str, pd.DataFrame, object]:
     """SummaryEval of every (summary, source) row; with ``judge`` "openai-compatible", accuracy from ``model``.
 
-    The headline and the chart use ``coherence_method``; the table shows each row's coherence by every method.
+    The headline and the chart use ``coherence_method``; the table shows each row's coherence by every method,
+    its completeness by both methods and its consistency (the share of its figures and names that the source
+    supports) with the unsupported ones.
     """
     from persona_metrics.summary_eval import score_summary_eval
 
@@ -89,14 +92,18 @@ def score(
         other = metric.compute(predictions=columns["summary"], sources=columns["source"], coherence_method=method,
                                return_per_item=True)  # fmt: skip
         by_method[method] = other["per_item"]["coherence"]
+    by_sentence = metric.compute(predictions=columns["summary"], sources=columns["source"],
+                                 completeness_method="recall_precision", return_per_item=True)  # fmt: skip
     detail = score_summary_eval(columns["summary"][:1], columns["source"][:1]).topics[0]
     missing = "needs a judge" if judge == "none" else "no valid judge answer"
     accuracy = missing if out["accuracy"] is None else format_score(out["accuracy"])
     text = (
         f"### Completeness: {format_score(out['completeness'])} · Coherence: {format_score(out['coherence'])} · "
-        f"Accuracy: {accuracy}\n"
+        f"Accuracy: {accuracy} · Consistency: {format_score(out['consistency'])}\n"
         "Means over the rows. Completeness = min(1, 0.7 · recall + 0.3 · importance share) of the source's topic "
-        f"sentences; coherence by the {coherence_method} method (the table shows both). "
+        f"sentences (the table also shows the recall_precision method); coherence by the {coherence_method} method "
+        "(the table shows both). Consistency, its own field: the share of each summary's figures, dates and names "
+        "that the source supports (1 when it has none), never part of overall. "
         + (out.get("note", "") and f"_{out['note']}_")
         + "\n\n"
         + _topics_markdown(list(detail.topics))
@@ -107,6 +114,9 @@ def score(
             "summary": [short(s) for s in columns["summary"]],
             "completeness": per["completeness"],
             **{f"coherence ({method})": by_method[method] for method in COHERENCE_METHODS},
+            "completeness (recall_precision)": by_sentence["per_item"]["completeness"],
+            "consistency": per["consistency"],
+            "unsupported facts": ["; ".join(facts) for facts in per["unsupported_facts"]],
             "accuracy": ["" if v is None else v for v in per["accuracy"]],
             "overall": ["" if v is None else v for v in per["overall"]],
         }
@@ -114,8 +124,10 @@ def score(
     shown = [c for c in SHOWN if c in component_names(coherence_method)]
     series = {f"row {i + 1}": [out["components"][c][i] for c in shown] for i in range(len(per["coherence"]))}
     figure = grouped_bars(shown, series, f"coherence component ({coherence_method})")
-    numbers = {k: out[k] for k in ("completeness", "coherence", "accuracy", "overall") if out[k] is not None}
-    numbers["scores"] = {k: v for k, v in per.items() if k in ("completeness", "coherence")}
+    numbers = {
+        k: out[k] for k in ("completeness", "coherence", "accuracy", "overall", "consistency") if out[k] is not None
+    }
+    numbers["scores"] = {k: v for k, v in per.items() if k in ("completeness", "coherence", "consistency")}
     return numbers, text, formatted_table(breakdown), figure
 
 

@@ -55,9 +55,9 @@ SAMPLE = Path(__file__).resolve().parents[1] / "data" / "cnndm_sample" / "test.j
 
 DESCRIPTION = """Score summarizers on CNN/DailyMail and print the mean of each component per system, with the
 signatures: persona_quality for the journalist persona (against the highlights) and SummaryEval (against the
-article): completeness and coherence always (offline), accuracy and overall with an LLM judge (-m/--model, and
---base-url for any OpenAI-compatible server). Without a judge the accuracy and overall columns are empty (null in
-JSON) and a note says why on standard error; standard output stays clean CSV / JSON.
+article): completeness, coherence and consistency always (offline), accuracy and overall with an LLM judge
+(-m/--model, and --base-url for any OpenAI-compatible server). Without a judge the accuracy and overall columns
+are empty (null in JSON) and a note says why on standard error; standard output stays clean CSV / JSON.
 
 Every persona_quality mean comes with a 95% bootstrap interval over the articles (--bootstrap resamples, seeded
 by --seed; <key>_ci_low / <key>_ci_high in JSON / CSV, "mean [low, high]" in the table).
@@ -65,7 +65,8 @@ by --seed; <key>_ci_low / <key>_ci_high in JSON / CSV, "mean [low, high]" in the
 --micro PATH also writes the per-summary (micro) scores as JSON lines: one line per (system, article) with
 system, item (the article's index), id, the persona_quality components (overall_quality, content_quality,
 style_similarity, rougeLsum, bertscore_f1, band), the SummaryEval scores (accuracy, completeness, coherence,
-overall; null without a judge), signature and summary_eval_signature.
+overall; null without a judge; consistency, unsupported_facts, checked_facts), signature and
+summary_eval_signature.
 
 Data (columns article, highlights, id, as abisee/cnn_dailymail 3.0.0):
   default        the shipped sample data/cnndm_sample/test.jsonl (16 articles, offline; installed with the

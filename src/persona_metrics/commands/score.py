@@ -126,7 +126,7 @@ FILE is JSON lines: one JSON object per line (blank lines are skipped). What a l
   vert               {{"prediction": "<summary>", "reference": "<reference>"}}  -> one system
     ("reference" may be a list of references: the best-scoring one is kept)
   summary_eval       {{"prediction": "<summary>", "source": "<the text it summarises>"}}  -> one system
-    (completeness and coherence offline; accuracy and overall with a judge: -m/--model, --base-url)
+    (completeness, coherence and consistency offline; accuracy and overall with a judge: -m/--model, --base-url)
   Personas: {", ".join(BUILTIN_PERSONAS)} (the files of the shipped persona folder), or your own: a folder of
     NAME.txt sample files (-o persona_dir=DIR).
 
@@ -142,7 +142,8 @@ Options (-o KEY=VALUE, repeatable; named as in evaluate.load(METRIC).compute, se
   persona_quality    one line per line of FILE: system, item, every component, band, signature
   vert               one line per line of FILE: system, item, vert, sim, wmd, signature
   summary_eval       one line per line of FILE: system, item, accuracy, completeness, coherence, overall (null
-                     without a judge; rationale with one), signature
+                     without a judge; rationale with one), consistency, unsupported_facts, checked_facts
+                     (completeness_recall, completeness_precision by the recall_precision method), signature
 
 A malformed line stops with FILE:LINE, the field and the problem (exit status 2); so does a value the metric
 refuses on one line (an unknown persona, a reference without words).

@@ -50,8 +50,9 @@ from persona_metrics.personalization import shard_of
 #: The ``format`` field of every states header.
 FORMAT = "persona-metrics-states"
 #: The version of the layout above; a reader refuses another (1: no line checks, no end line; 2: per-item results
-#: without their bootstrap's resamples and seed).
-VERSION = 3
+#: without their bootstrap's resamples and seed; 3: SummaryEval items without consistency and the completeness
+#: method).
+VERSION = 4
 #: Header fields that must be equal in every shard of one run (besides ``format`` and ``version``).
 SHARED_FIELDS: tuple[str, ...] = (
     "command", "metric", "input_sha256", "num_items", "num_shards", "options", "systems", "boards",

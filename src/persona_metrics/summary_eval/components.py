@@ -142,16 +142,26 @@ class Completeness:
     """Completeness of one summary and how it was reached.
 
     Attributes:
-        score: ``min(1, 0.7 · recall + 0.3 · importance share)``.
-        recall: covered fraction of the topics.
-        importance: covered fraction of the topics' total importance.
-        topics: ``(sentence, importance, cosine with the summary, covered)`` per topic, most important first.
+        score: ``min(1, 0.7 · recall + 0.3 · importance share)``; with ``completeness_method="recall_precision"``
+            the F-measure (β = 1.5) of recall and precision (``docs/summary_eval.md`` §2.1).
+        recall: covered fraction of the topics; recall_precision: the graded recall (importance-weighted mean of
+            each topic's best cosine with a summary sentence).
+        importance: covered fraction of the topics' total importance (recall_precision: a topic is covered when
+            its best sentence cosine is ≥ 0.4; shown, not scored).
+        topics: ``(sentence, importance, cosine with the summary, covered)`` per topic, most important first
+            (recall_precision: the cosine is the topic's best with any summary sentence).
+        precision: recall_precision: the length-weighted mean of each summary sentence's best cosine with a source
+            sentence; None with the original method.
+        sentences: recall_precision: ``(summary sentence, its best cosine with a source sentence)`` per summary
+            sentence, in order; empty with the original method.
     """
 
     score: float
     recall: float
     importance: float
     topics: tuple[tuple[str, float, float, bool], ...]
+    precision: float | None = None
+    sentences: tuple[tuple[str, float], ...] = ()
 
 
 def completeness(summary: str, topics: Sequence[tuple[str, float]], embed: Embed) -> Completeness:
@@ -164,6 +174,58 @@ def completeness(summary: str, topics: Sequence[tuple[str, float]], embed: Embed
     recall, share = F.coverage_parts(covered, importances)
     rows = tuple((text, float(w), float(c), hit) for (text, w), c, hit in zip(topics, cosines, covered, strict=True))
     return Completeness(F.completeness_from_coverage(covered, importances), recall, float(share), rows)
+
+
+# --- completeness_method="recall_precision" (docs/summary_eval.md §2.1) -----------------------------------------
+#: Rows of the first matrix compared at once with all rows of the second (bounds the cosine block's memory).
+BEST_COSINE_BLOCK = 1024
+
+
+def best_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per row of ``a``, its largest cosine with a row of ``b`` (``b`` not empty), in blocks of rows of ``a``."""
+    blocks = [cosine_matrix(a[i : i + BEST_COSINE_BLOCK], b).max(axis=1) for i in range(0, len(a), BEST_COSINE_BLOCK)]
+    return np.concatenate(blocks) if blocks else np.zeros(0)
+
+
+def recall_precision_sentences(text: str) -> list[str]:
+    """The sentences of a summary or a source that the recall_precision method embeds (none for a blank text)."""
+    return sentences_of(text) if text.strip() else []
+
+
+def recall_precision_completeness(
+    summary: str, source: str, topics: Sequence[tuple[str, float]], embed: Embed
+) -> Completeness:
+    """Completeness by recall and precision: the summary's sentences against the source's topics and sentences.
+
+    Graded recall (:func:`~.formulas.graded_recall`): each topic's best cosine with a summary sentence, weighted
+    by importance; precision (:func:`~.formulas.sentence_precision`): each summary sentence's best cosine with a
+    source sentence, weighted by its words; the score is their recall-weighted F-measure
+    (:func:`~.formulas.recall_precision_f`). A blank summary or source scores 0 (nothing
+    is covered, nothing is supported).
+    """
+    sentences = recall_precision_sentences(summary)
+    source_sentences = recall_precision_sentences(source)
+    importances = [float(w) for _, w in topics]
+    if not sentences or not source_sentences or not topics:
+        rows = tuple((text, float(w), 0.0, False) for text, w in topics)
+        return Completeness(0.0, 0.0, 0.0, rows, 0.0, tuple((s, 0.0) for s in sentences))
+    summary_rows = embed(sentences)
+    topic_best = [float(c) for c in best_cosines(embed([t for t, _ in topics]), summary_rows)]
+    sentence_best = [float(c) for c in best_cosines(summary_rows, embed(source_sentences))]
+    covered = [c >= F.COVERAGE_THRESHOLD for c in topic_best]
+    recall = F.graded_recall(topic_best, importances)
+    precision = F.sentence_precision(sentence_best, [len(s.split()) for s in sentences])
+    rows = tuple(
+        (text, w, c, hit) for (text, _), w, c, hit in zip(topics, importances, topic_best, covered, strict=True)
+    )
+    return Completeness(
+        F.recall_precision_f(recall, precision),
+        recall,
+        float(F.coverage_parts(covered, importances)[1]),
+        rows,
+        precision,
+        tuple(zip(sentences, sentence_best, strict=True)),
+    )
 
 
 def _readability(text: str) -> float:

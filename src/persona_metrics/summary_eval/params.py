@@ -29,7 +29,13 @@ from typing import Any, TypeVar
 
 from persona_metrics.params import Params, option
 from persona_metrics.significance import seed_field
-from persona_metrics.summary_eval.formulas import COHERENCE_METHODS, DEFAULT_WEIGHTS, MAX_WEIGHT, check_weights
+from persona_metrics.summary_eval.formulas import (
+    COHERENCE_METHODS,
+    COMPLETENESS_METHODS,
+    DEFAULT_WEIGHTS,
+    MAX_WEIGHT,
+    check_weights,
+)
 from persona_metrics.summary_eval.redaction import REDACTED, redact, shown_base_url
 from persona_metrics.summary_eval.rubrics import DEFAULT_RUBRIC, JudgePrompt, get_rubric
 from persona_metrics.validation import check_path, describe
@@ -183,7 +189,7 @@ class JudgeOptions(Params):
 
 @dataclass(frozen=True)
 class SummaryEvalParams(Params):
-    """The scorer's options (weights of overall, the sentence encoder, the coherence method), validated on construction.
+    """The scorer's options (overall weights, the sentence encoder, the coherence and completeness methods), validated.
 
     >>> SummaryEvalParams(weights={"accuracy": 1.0}).overall_weights
     {'accuracy': 1.0, 'completeness': 0.25, 'coherence': 0.15}
@@ -211,6 +217,13 @@ class SummaryEvalParams(Params):
         "coherence: original (the original's definition) or robust (repeats penalised, sentence order against the "
         "source's, one-sentence texts capped at 0.3)",
         choices=COHERENCE_METHODS,
+    )
+    completeness_method: str = option(
+        "original",
+        "completeness: original (the original's coverage of the source's topic sentences at cosine 0.4) or "
+        "recall_precision (graded topic recall and the precision of the summary's sentences against the source, "
+        "their F-measure with beta 1.5: missing and off-topic content both cost)",
+        choices=COMPLETENESS_METHODS,
     )
 
     @property

@@ -21,6 +21,7 @@ from persona_metrics.extras import require
 from persona_metrics.results import ItemResult
 from persona_metrics.signature import Signature, package_version
 from persona_metrics.summary_eval import components as C
+from persona_metrics.summary_eval import consistency as K
 from persona_metrics.summary_eval import formulas as F
 from persona_metrics.summary_eval.calibration import warn_if_unchecked
 from persona_metrics.summary_eval.judge import Judge, OnVerdict, Verdict
@@ -45,6 +46,13 @@ SOME_INVALID_NOTE = (
     "accuracy and overall are means over the {valid} items with a valid judge answer; the {invalid} invalid answers "
     "(num_invalid) are left out, their per-item accuracy and overall are None"
 )
+#: The signature's ``completeness:`` value of each completeness method.
+COMPLETENESS_SIGNATURES = {
+    "original": "tfidf-top10-cos0.4-r0.7-i0.3",
+    "recall_precision": "tfidf-top10-graded-recall-sentence-precision-f1.5",
+}
+#: The signature's ``consistency:`` value: the offline fact check of ``summary_eval/consistency.py``.
+CONSISTENCY_SIGNATURE = "surface-facts-v1"
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,9 +68,16 @@ class SummaryEvalResult(ItemResult):
         overall: per item, the weighted sum of the three (NaN where accuracy is), or None without a judge.
         verdicts: per item, the judge's :class:`~persona_metrics.summary_eval.judge.Verdict` (empty without one).
         components: per item, the coherence components (nine; twelve with ``coherence_method="robust"``).
-        topics: per item, the completeness detail (topics, cosines, covered).
+        topics: per item, the completeness detail (topics, cosines, covered; recall and precision with
+            ``completeness_method="recall_precision"``).
+        consistency: per item, the share of the summary's checkable facts (figures, dates, names) that the source
+            supports, in [0, 1]; 1.0 without a checkable fact (``docs/summary_eval.md`` §2.2). Never part of overall.
+        consistency_detail: per item, the :class:`~persona_metrics.summary_eval.consistency.Consistency` (the facts
+            checked and the unsupported ones, as written).
         weights: the overall weights.
         config: the signature parts.
+        coherence_method: ``"original"`` or ``"robust"``.
+        completeness_method: ``"original"`` or ``"recall_precision"``.
     """
 
     completeness: np.ndarray
@@ -72,9 +87,12 @@ class SummaryEvalResult(ItemResult):
     verdicts: tuple[Verdict, ...]
     components: tuple[dict[str, float], ...]
     topics: tuple[C.Completeness, ...]
+    consistency: np.ndarray
+    consistency_detail: tuple[K.Consistency, ...]
     weights: dict[str, float]
     config: Signature
     coherence_method: str = "original"
+    completeness_method: str = "original"
 
     def __len__(self) -> int:
         return len(self.completeness)
@@ -97,21 +115,25 @@ class SummaryEvalResult(ItemResult):
         return None
 
     def means(self) -> dict[str, float | None]:
-        """``accuracy``, ``completeness``, ``coherence``, ``overall``: means over the items.
+        """``accuracy``, ``completeness``, ``coherence``, ``overall``, ``consistency``: means over the items.
 
         Accuracy and overall are means over the items with a valid judge answer; None without a judge or
-        without any valid answer.
+        without any valid answer. Consistency is its own field, in no other.
         """
         return {
             "accuracy": _valid_mean(self.accuracy),
             "completeness": F.aggregate(self.completeness),
             "coherence": F.aggregate(self.coherence),
             "overall": _valid_mean(self.overall),
+            "consistency": F.aggregate(self.consistency),
         }
 
     def per_item(self) -> dict[str, list[Any]]:
         """One list per score (``accuracy``/``overall`` None per item without a judge or with an invalid answer).
 
+        Always ``consistency``, ``unsupported_facts`` (per item, the facts the source does not support, as
+        written) and ``checked_facts`` (per item, how many distinct facts were checked). With
+        ``completeness_method="recall_precision"`` also ``completeness_recall`` and ``completeness_precision``.
         With a judge also ``rationale``, ``judge_status`` (``json``, ``invalid``, ``empty-input``) and
         ``raw_response``.
         """
@@ -120,7 +142,13 @@ class SummaryEvalResult(ItemResult):
             "completeness": self.completeness.tolist(),
             "coherence": self.coherence.tolist(),
             "overall": _items(self.overall, len(self)),
+            "consistency": self.consistency.tolist(),
+            "unsupported_facts": [list(d.unsupported) for d in self.consistency_detail],
+            "checked_facts": [d.checked for d in self.consistency_detail],
         }
+        if self.completeness_method == "recall_precision":
+            out["completeness_recall"] = [d.recall for d in self.topics]
+            out["completeness_precision"] = [d.precision for d in self.topics]
         if self.verdicts:
             out["rationale"] = [v.rationale for v in self.verdicts]
             out["judge_status"] = [v.status for v in self.verdicts]
@@ -155,7 +183,8 @@ class SummaryEvalScorer:
         **options: the same one by one: ``weights`` (overall weights ``{"accuracy", "completeness",
             "coherence"}``; missing keys keep 0.6/0.25/0.15), ``encoder`` (a sentence-transformers model folder;
             None for the packaged all-MiniLM-L6-v2, the original's), ``coherence_method`` (``"original"`` or
-            ``"robust"``: ``docs/summary_eval.md`` §3.1).
+            ``"robust"``: ``docs/summary_eval.md`` §3.1), ``completeness_method`` (``"original"`` or
+            ``"recall_precision"``: §2.1).
 
     Raises:
         TypeError, ValueError: a bad option (named).
@@ -187,8 +216,9 @@ class SummaryEvalScorer:
         return (
             Signature.of(
                 "summary_eval",
-                completeness="tfidf-top10-cos0.4-r0.7-i0.3",
+                completeness=COMPLETENESS_SIGNATURES[self.params.completeness_method],
                 coherence=COHERENCE_SIGNATURES[self.params.coherence_method],
+                consistency=CONSISTENCY_SIGNATURE,
             )
             + self.encoder.signature()
             + Signature.of(weights=f"{w['accuracy']:g}/{w['completeness']:g}/{w['coherence']:g}")
@@ -204,18 +234,38 @@ class SummaryEvalScorer:
     ) -> C.EmbeddingCache:
         """Every text the call embeds, each unique one encoded once in one encoder call (``docs/summary_eval.md`` §11).
 
-        The summaries (completeness), the topics of each source, the sentences coherence reads, and with the robust
-        method each source's sentences.
+        The summaries (the original completeness), the topics of each source, the sentences coherence reads, with
+        the robust method each source's sentences, and with ``completeness_method="recall_precision"`` the
+        sentences of each summary and each source.
         """
         method = self.params.coherence_method
-        texts = list(dict.fromkeys(predictions))
+        by_sentence = self.params.completeness_method == "recall_precision"
+        texts = [] if by_sentence else list(dict.fromkeys(predictions))
         for prediction in dict.fromkeys(predictions):
             texts += C.coherence_sentences(prediction, method)
+            if by_sentence:
+                texts += C.recall_precision_sentences(prediction)
         for source in dict.fromkeys(sources):
             texts += [topic for topic, _ in topics[source]]
             if method == "robust":
                 texts += C.sentences_of(source)
+            if by_sentence:
+                texts += C.recall_precision_sentences(source)
         return C.EmbeddingCache(self._embed, texts)
+
+    def _completeness(
+        self,
+        predictions: Sequence[str],
+        sources: Sequence[str],
+        topics: dict[str, list[tuple[str, float]]],
+        embed: C.Embed,
+    ) -> tuple[C.Completeness, ...]:
+        """Per item, the completeness detail by the configured method (each distinct pair scored once)."""
+        pairs = list(zip(predictions, sources, strict=True))
+        if self.params.completeness_method == "original":
+            return tuple(C.completeness(p, topics[s], embed) for p, s in pairs)
+        scored = {(p, s): C.recall_precision_completeness(p, s, topics[s], embed) for p, s in dict.fromkeys(pairs)}
+        return tuple(scored[pair] for pair in pairs)
 
     def _coherence(
         self, predictions: Sequence[str], sources: Sequence[str], embed: C.Embed
@@ -249,8 +299,9 @@ class SummaryEvalScorer:
         topic_cache = {source: C.extract_topics(source) for source in dict.fromkeys(sources)}
         embed = self._embeddings(predictions, sources, topic_cache)
         scored = self._coherence(predictions, sources, embed)
-        detail = tuple(C.completeness(p, topic_cache[s], embed) for p, s in zip(predictions, sources, strict=True))
+        detail = self._completeness(predictions, sources, topic_cache, embed)
         completeness = np.array([d.score for d in detail], dtype=np.float64)
+        facts = _consistency(predictions, sources)
         coherence = np.array([value for value, _ in scored], dtype=np.float64)
         parts = tuple(components for _, components in scored)
         verdicts: tuple[Verdict, ...] = ()
@@ -267,9 +318,19 @@ class SummaryEvalScorer:
                 dtype=np.float64,
             )
         return SummaryEvalResult(
-            completeness, coherence, accuracy, overall, verdicts, parts, detail, self.weights, self.config,
-            coherence_method=self.params.coherence_method,
+            completeness, coherence, accuracy, overall, verdicts, parts, detail,
+            consistency=np.array([d.score for d in facts], dtype=np.float64), consistency_detail=facts,
+            weights=self.weights, config=self.config, coherence_method=self.params.coherence_method,
+            completeness_method=self.params.completeness_method,
         )  # fmt: skip
+
+
+def _consistency(predictions: Sequence[str], sources: Sequence[str]) -> tuple[K.Consistency, ...]:
+    """Per item, the offline fact check (``docs/summary_eval.md`` §2.2): each source read once, each pair once."""
+    evidence = {source: K.Evidence.of(source) for source in dict.fromkeys(sources)}
+    pairs = list(zip(predictions, sources, strict=True))
+    checked = {(p, s): K.check(p, evidence[s]) for p, s in dict.fromkeys(pairs)}
+    return tuple(checked[pair] for pair in pairs)
 
 
 def _valid_mean(values: np.ndarray | None) -> float | None:
@@ -304,7 +365,11 @@ def score_summary_eval(
         params: the options as one :class:`~persona_metrics.summary_eval.params.SummaryEvalParams`, or:
         **options: the same one by one: ``weights`` (overall weights, default 0.6 / 0.25 / 0.15), ``encoder`` (a
             sentence-transformers model folder, default the packaged all-MiniLM-L6-v2), ``coherence_method``
-            (``"original"``, the default, or ``"robust"``: ``docs/summary_eval.md`` §3.1).
+            (``"original"``, the default, or ``"robust"``: ``docs/summary_eval.md`` §3.1), ``completeness_method``
+            (``"original"``, the default, or ``"recall_precision"``: §2.1).
+
+    The result also carries ``consistency``, the offline check of the summaries' figures and names against their
+    sources (§2.2), as its own field.
 
     Raises:
         TypeError, ValueError: bad inputs or options (field and index named).

@@ -1,7 +1,9 @@
 """How a SummaryEval result writes itself as states lines and is rebuilt (``docs/scaling.md`` §2).
 
 One item line per summary: ``completeness``, ``coherence``, ``accuracy`` and ``overall`` with a judge (``null`` for a
-missing judge score), the coherence ``components``, the completeness ``topics`` and the judge's ``verdict``.
+missing judge score), the coherence ``components``, the completeness ``topics`` (with ``precision`` and the summary's
+``sentences`` by the recall_precision method), ``consistency`` and its ``facts`` (``checked``, ``unsupported``) and
+the judge's ``verdict``. The ``result`` line names both methods.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from persona_metrics.state_fields import (
     FLAG,
     NUMBER_MAP,
     PARTS,
-    TEXT,
     UNIT,
     UNIT_OR_NULL,
     FieldCheck,
@@ -29,6 +30,8 @@ from persona_metrics.state_fields import (
     within,
 )
 from persona_metrics.summary_eval.components import Completeness
+from persona_metrics.summary_eval.consistency import Consistency
+from persona_metrics.summary_eval.formulas import COHERENCE_METHODS, COMPLETENESS_METHODS
 from persona_metrics.summary_eval.judge import Verdict
 from persona_metrics.summary_eval.scorer import SummaryEvalResult
 
@@ -43,7 +46,23 @@ def _topics(value: Any) -> bool:
     rows = value.get("topics")
     if not isinstance(rows, list) or not all(isinstance(row, list) and len(row) == 4 for row in rows):
         return False
-    return all(isinstance(s, str) and finite(w) and finite(c) and flag(hit) for s, w, c, hit in rows)
+    if not all(isinstance(s, str) and finite(w) and finite(c) and flag(hit) for s, w, c, hit in rows):
+        return False
+    precision, sentences = value.get("precision"), value.get("sentences")
+    if not (precision is None or within(0.0, 1.0)(precision)) or not isinstance(sentences, list):
+        return False
+    return all(isinstance(r, list) and len(r) == 2 and isinstance(r[0], str) and finite(r[1]) for r in sentences)
+
+
+def _facts(value: Any) -> bool:
+    if not isinstance(value, dict) or set(value) != {"checked", "unsupported"} or not whole(value["checked"]):
+        return False
+    unsupported = value["unsupported"]
+    return (
+        isinstance(unsupported, list)
+        and len(unsupported) <= value["checked"]
+        and all(isinstance(fact, str) for fact in unsupported)
+    )
 
 
 #: The fields of a judge's verdict line and their checks.
@@ -69,6 +88,7 @@ def _shared(result: SummaryEvalResult) -> dict[str, Any]:
         "config": list(result.config.parts),
         "weights": result.weights,
         "coherence_method": result.coherence_method,
+        "completeness_method": result.completeness_method,
         "accuracy": result.accuracy is not None,
         "overall": result.overall is not None,
         "verdicts": bool(result.verdicts),
@@ -88,6 +108,13 @@ def _items(result: SummaryEvalResult) -> list[dict[str, Any]]:
                 "recall": topics.recall,
                 "importance": topics.importance,
                 "topics": [list(row) for row in topics.topics],
+                "precision": topics.precision,
+                "sentences": [list(row) for row in topics.sentences],
+            },
+            "consistency": float(result.consistency[i]),
+            "facts": {
+                "checked": result.consistency_detail[i].checked,
+                "unsupported": list(result.consistency_detail[i].unsupported),
             },
         }
         for name in ("accuracy", "overall"):
@@ -103,7 +130,13 @@ def _items(result: SummaryEvalResult) -> list[dict[str, Any]]:
 def _checks(shared: Mapping[str, Any]) -> dict[str, FieldCheck]:
     checks: dict[str, FieldCheck] = {"completeness": UNIT, "coherence": UNIT}
     checks["components"] = (_number_or_null_map, "an object of numbers (or null)")
-    checks["topics"] = (_topics, "an object with score, recall, importance and topics [[sentence, w, cos, covered]]")
+    checks["topics"] = (
+        _topics,
+        "an object with score, recall, importance, topics [[sentence, w, cos, covered]], precision (a number in "
+        "[0, 1] or null) and sentences [[sentence, cos]]",
+    )
+    checks["consistency"] = UNIT
+    checks["facts"] = (_facts, "an object with checked (a whole number) and unsupported (at most that many strings)")
     checks |= {name: UNIT_OR_NULL for name in ("accuracy", "overall") if shared[name]}
     if shared["verdicts"]:
         checks["verdict"] = (_verdict, f"an object with {', '.join(VERDICT_FIELDS)}")
@@ -115,8 +148,19 @@ def _build(shared: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Sum
         return math.nan if value is None else value
 
     topics = tuple(
-        Completeness(t["score"], t["recall"], t["importance"], tuple(tuple(row) for row in t["topics"]))
+        Completeness(
+            t["score"],
+            t["recall"],
+            t["importance"],
+            tuple(tuple(row) for row in t["topics"]),
+            t["precision"],
+            tuple(tuple(row) for row in t["sentences"]),
+        )
         for t in (item["topics"] for item in items)
+    )
+    facts = tuple(
+        Consistency(item["consistency"], item["facts"]["checked"], tuple(item["facts"]["unsupported"]))
+        for item in items
     )
     return SummaryEvalResult(
         completeness=column(items, "completeness"),
@@ -126,16 +170,27 @@ def _build(shared: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Sum
         verdicts=tuple(Verdict(**item["verdict"]) for item in items) if shared["verdicts"] else (),
         components=tuple({k: nan(v) for k, v in item["components"].items()} for item in items),
         topics=topics,  # type: ignore[arg-type]
+        consistency=column(items, "consistency"),
+        consistency_detail=facts,
         weights=dict(shared["weights"]),
         config=config_of(shared),
         coherence_method=shared["coherence_method"],
+        completeness_method=shared["completeness_method"],
     )
 
 
 SUMMARY_EVAL = ItemCodec(
     SummaryEvalResult,
     _shared,
-    dict(config=PARTS, weights=NUMBER_MAP, coherence_method=TEXT, accuracy=FLAG, overall=FLAG, verdicts=FLAG),
+    dict(
+        config=PARTS,
+        weights=NUMBER_MAP,
+        coherence_method=(lambda v: v in COHERENCE_METHODS, f"one of {list(COHERENCE_METHODS)}"),
+        completeness_method=(lambda v: v in COMPLETENESS_METHODS, f"one of {list(COMPLETENESS_METHODS)}"),
+        accuracy=FLAG,
+        overall=FLAG,
+        verdicts=FLAG,
+    ),
     _items,
     _checks,
     _build,
