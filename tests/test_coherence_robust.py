@@ -81,14 +81,14 @@ def test_robust_score_from_components() -> None:
     nine |= {"readability": 0.5, "contradiction": 1.0, "length": 1.0}
     # weighted = 0.08 (0.5 + 0.25 + 0.5) + 0.4 · 0.5 + 0.25 · 0.4 + 0.08 · 1 + 0.03 · 0.5 = 0.495
     assert F.coherence_from_components(nine) == pytest.approx(0.495)
-    same = nine | {"novelty": 1.0, "order": 1.0, "opening": 1.0}
+    same = nine | {"novelty": 1.0, "order": 1.0, "opening": 1.0, "ending": 1.0}
     assert F.robust_coherence_from_components(same, 3) == pytest.approx(0.495)  # nothing to charge: the original
     # novelty 0.5 halves it; order 0 keeps 1 - 0.5; a bad opening keeps 1 - 0.25
-    charged = nine | {"novelty": 0.5, "order": 0.0, "opening": 0.0}
+    charged = nine | {"novelty": 0.5, "order": 0.0, "opening": 0.0, "ending": 1.0}
     assert F.robust_coherence_from_components(charged, 3) == pytest.approx(0.495 * 0.5 * 0.5 * 0.75)
     # one distinct sentence: the weighted sum (1.0 on the sentence-level terms) is capped at 0.3, times length 0.4
     one = dict.fromkeys(F.COHERENCE_WEIGHTS, 1.0) | {"contradiction": 1.0, "length": 0.4}
-    one |= {"novelty": 1.0, "order": 1.0, "opening": 1.0}
+    one |= {"novelty": 1.0, "order": 1.0, "opening": 1.0, "ending": 1.0}
     assert F.robust_coherence_from_components(one, 1) == pytest.approx(0.3 * 0.4)
     assert F.robust_coherence_from_components(one, 0) == 0.0
 
@@ -168,7 +168,7 @@ def test_agrees_with_the_original_on_the_cnndm_highlights() -> None:
     robust = score_summary_eval(highlights, articles, coherence_method="robust")
     assert np.corrcoef(original, robust.coherence)[0, 1] > 0.95
     for a, b, parts in zip(original, robust.coherence, robust.components, strict=True):
-        if (parts["novelty"], parts["order"], parts["opening"]) == (1.0, 1.0, 1.0):
+        if (parts["novelty"], parts["order"], parts["opening"], parts["ending"]) == (1.0, 1.0, 1.0, 1.0):
             assert a == b  # nothing charged: the original's number, bit for bit
 
 
@@ -182,7 +182,7 @@ def test_default_is_the_original_and_robust_says_so() -> None:
     assert "|coherence:rouge-enhanced|" in default.signature
     assert list(default.as_dict(components=True)["components"]) == list(C.COMPONENT_NAMES)
     robust = score_summary_eval([texts["rotated"]], [source], coherence_method="robust")
-    assert "|coherence:robust|" in robust.signature
+    assert "|coherence:robust-v2|" in robust.signature
     assert list(robust.as_dict(components=True)["components"]) == list(C.ROBUST_COMPONENT_NAMES)
 
 
@@ -208,4 +208,4 @@ def test_module_takes_the_option() -> None:
     library = score_summary_eval(predictions, [article] * 2, coherence_method="robust")
     assert out["per_item"]["coherence"] == library.coherence.tolist()
     assert out["components"]["novelty"] == [1.0, 0.5]
-    assert "|coherence:robust|" in out["signature"]
+    assert "|coherence:robust-v2|" in out["signature"]

@@ -349,13 +349,19 @@ def _contradiction(cosines: np.ndarray, tokens: SentenceTokens) -> float:
     return F.contradiction_penalty_of_pairs(len(cosines), cosines, pairs, rouge_l)
 
 
-def _multi_sentence(sentences: list[str], embeddings: np.ndarray) -> dict[str, float]:
+def _multi_sentence(
+    sentences: list[str], embeddings: np.ndarray, listed: Sequence[bool] | None = None
+) -> dict[str, float]:
     """The six sentence-level components of two or more sentences, from their embeddings.
 
     The sentences are encoded once by the caller: the original encoded them twice, with the same result.
+    ``listed`` (the robust method's, for a text with list items): per sentence, whether it is a list item that
+    follows another item; such an item without a marker of its own counts an expansion marker
+    (:func:`~.formulas.list_marker_categories`). None: the original's discourse.
     """
     tokens = SentenceTokens.of(sentences)
     words = " ".join(sentences).lower().split()
+    categories = [F.first_marker_category(s) for s in sentences]
     rouge_l = F.rouge_l_coherence(_leave_one_out_rouge_l(tokens))
     consecutive = [
         cosine_matrix(embeddings[i : i + 1], embeddings[i + 1 : i + 2])[0][0] for i in range(len(sentences) - 1)
@@ -365,7 +371,9 @@ def _multi_sentence(sentences: list[str], embeddings: np.ndarray) -> dict[str, f
         "rouge_2": F.rouge_n_coherence(_leave_one_out_ngram_f1(tokens, 2), words, 2),
         "rouge_l": rouge_l,
         "semantic": F.semantic_coherence(consecutive, rouge_l),
-        "discourse": F.discourse_parts([F.first_marker_category(s) for s in sentences])["discourse"],
+        "discourse": F.discourse_parts(categories if listed is None else F.list_marker_categories(categories, listed))[
+            "discourse"
+        ],
         "contradiction": _contradiction(cosine_matrix(embeddings, embeddings), tokens),
     }
 
@@ -391,10 +399,15 @@ def _bounded(text: str, sentences: list[str]) -> tuple[str, list[str]]:
     return " ".join(kept), kept
 
 
-def _components(text: str, sentences: list[str], embeddings: np.ndarray | None) -> dict[str, float]:
-    """The nine components of a text and its sentences (their embeddings needed from two sentences on)."""
+def _components(
+    text: str, sentences: list[str], embeddings: np.ndarray | None, listed: Sequence[bool] | None = None
+) -> dict[str, float]:
+    """The nine components of a text and its sentences (their embeddings needed from two sentences on).
+
+    ``listed``: the robust method's list items that follow another item (:func:`_multi_sentence`).
+    """
     if embeddings is not None and len(sentences) >= 2:
-        parts = _multi_sentence(sentences, embeddings)
+        parts = _multi_sentence(sentences, embeddings, listed)
     else:
         parts = _single_sentence()
     tokens = [t for t in word_tokens(text.lower()) if t.isalnum() and t not in NLTK_ENGLISH_STOPWORDS]
@@ -412,8 +425,10 @@ def coherence_sentences(text: str, method: str = "original") -> list[str]:
     """
     if not text.strip():
         return []
+    if method == "robust":
+        return robust_reading(text).sentences[: F.MAX_COHERENCE_SENTENCES]
     sentences = sentences_of(text)[: F.MAX_COHERENCE_SENTENCES]
-    return sentences if method == "robust" or len(sentences) >= 2 else []
+    return sentences if len(sentences) >= 2 else []
 
 
 def coherence_components(text: str, embed: Embed) -> dict[str, float]:
@@ -435,15 +450,56 @@ def coherence(text: str, embed: Embed) -> tuple[float, dict[str, float]]:
 
 
 # --- coherence_method="robust" (docs/summary_eval.md §3.1) -----------------------------------------------------
-#: The robust method's components: the original's nine (of the text without its repeats) and three more.
-ROBUST_COMPONENT_NAMES = (*COMPONENT_NAMES, "novelty", "order", "opening")
-#: The components of an empty text: all 0, contradiction 1 (the original's); robust adds 1 for its three.
+#: The robust method's components: the original's nine (of the text without its repeats) and four more.
+ROBUST_COMPONENT_NAMES = (*COMPONENT_NAMES, "novelty", "order", "opening", "ending")
+#: The components of an empty text: all 0, contradiction 1 (the original's); robust adds 1 for its four.
 _EMPTY = dict.fromkeys(COMPONENT_NAMES, 0.0) | {"contradiction": 1.0}
 
 
 def component_names(method: str) -> tuple[str, ...]:
     """The components a coherence method reports, in order (``method`` one of ``formulas.COHERENCE_METHODS``)."""
     return ROBUST_COMPONENT_NAMES if method == "robust" else COMPONENT_NAMES
+
+
+@dataclass(frozen=True)
+class RobustReading:
+    """How the robust method reads a summary (``docs/summary_eval.md`` §3.1): :func:`robust_reading`.
+
+    Attributes:
+        text: the text the text-level components (lexical, readability, length) read.
+        sentences: the sentences the sentence-level components read.
+        listed: per sentence, whether it opens a list item that directly follows another item.
+        ending: 1 when the text ends with a complete sentence or a list item, 0 when its last sentence is cut off.
+    """
+
+    text: str
+    sentences: list[str]
+    listed: list[bool]
+    ending: float
+
+
+def robust_reading(text: str) -> RobustReading:
+    """The robust method's reading of a non-empty summary: its sentences, list items split out (§3.1).
+
+    A text without list items (:func:`~.formulas.text_blocks`): the text itself and its Punkt sentences, the
+    original's. With list items: each item's Punkt sentences, its last one with a full stop added when it has no
+    terminal punctuation (:func:`~.formulas.as_sentence`), and each prose paragraph's Punkt sentences, in text
+    order; the text is then those sentences joined by a space (no markers, no line breaks). ``ending`` is 1 when
+    the text ends with a list item (an item needs no full stop), else :func:`~.formulas.ending` of its last
+    sentence as written.
+    """
+    blocks = F.text_blocks(text)
+    if len(blocks) == 1 and not blocks[0][1]:
+        sentences = sentences_of(text)
+        return RobustReading(text, sentences, [False] * len(sentences), F.ending(sentences[-1]) if sentences else 1.0)
+    sentences, listed = [], []
+    follows_item = False
+    for block, is_item in blocks:
+        own = sentences_of(F.as_sentence(block) if is_item else block)
+        sentences += own
+        listed += [is_item and follows_item and k == 0 for k in range(len(own))]
+        follows_item = is_item
+    return RobustReading(" ".join(sentences), sentences, listed, 1.0 if blocks[-1][1] else F.ending(sentences[-1]))
 
 
 def sentence_embeddings(text: str, embed: Embed) -> np.ndarray:
@@ -460,23 +516,26 @@ def robust_coherence(text: str, source: np.ndarray, embed: Embed) -> tuple[float
         source: :func:`sentence_embeddings` of its source, to place each summary sentence in the source's order.
         embed: the sentence encoder.
 
-    The sentences that repeat an earlier one (:func:`~.formulas.redundancies` 1) are dropped, the original's
-    nine components are those of the text that remains (the text itself when nothing is dropped), and
-    ``novelty``, ``order`` and ``opening`` are added; the score is
+    The text is read as :func:`robust_reading` says (a list's items as sentences). The sentences that repeat an
+    earlier one (:func:`~.formulas.redundancies` 1) are dropped, the original's nine components are those of the
+    text that remains (the text itself when nothing is dropped and it has no list items; else the kept sentences
+    joined by a space), and ``novelty``, ``order``, ``opening`` and ``ending`` are added; the score is
     :func:`~.formulas.robust_coherence_from_components`.
     """
     if not text.strip():
         return 0.0, _EMPTY | dict.fromkeys(ROBUST_COMPONENT_NAMES[len(COMPONENT_NAMES) :], 1.0)
-    text, sentences = _bounded(text, sentences_of(text))
+    reading = robust_reading(text)
+    text, sentences = _bounded(reading.text, reading.sentences)
     embeddings = embed(sentences)
     redundancy = F.redundancies(cosine_matrix(embeddings, embeddings))
     kept = [i for i, r in enumerate(redundancy) if r < 1.0]
     distinct = [sentences[i] for i in kept]
     if len(distinct) < len(sentences):
         text = " ".join(distinct)
-    parts = _components(text, distinct, embeddings[kept])
+    parts = _components(text, distinct, embeddings[kept], [reading.listed[i] for i in kept])
     placed = F.source_positions(cosine_matrix(embeddings[kept], source)) if len(source) else []
     parts["novelty"] = F.novelty(redundancy)
     parts["order"] = F.source_order(placed)
     parts["opening"] = F.opening(distinct[0])
+    parts["ending"] = reading.ending
     return F.robust_coherence_from_components(parts, len(distinct)), parts
