@@ -25,7 +25,6 @@ from persona_metrics.summary_eval.scorer import SummaryEvalScorer
 from persona_metrics.summary_eval.states import SUMMARY_EVAL
 
 #: The largest |list − prose| robust coherence allowed for the same facts (docs/summary_eval.md §3.1).
-LIST_PROSE_DISTANCE = 0.1
 
 
 @dataclass(frozen=True)
@@ -385,11 +384,11 @@ def test_a_summary_cut_mid_sentence_scores_clearly_below_the_good_one(dev) -> No
 
 
 def test_lists_score_within_the_stated_distance_of_prose(dev) -> None:
-    """The same facts as a bullet or numbered list and as prose: |list − prose| ≤ LIST_PROSE_DISTANCE."""
+    """The same facts as a bullet or numbered list and as prose: |list − prose| ≤ F.LIST_PROSE_DISTANCE."""
     for name, scores in dev.items():
         prose = scores["prose"][0]
         for kind in ("bullets", "numbered"):
-            assert abs(scores[kind][0] - prose) <= LIST_PROSE_DISTANCE, (name, kind, scores[kind][0], prose)
+            assert abs(scores[kind][0] - prose) <= F.LIST_PROSE_DISTANCE, (name, kind, scores[kind][0], prose)
             assert scores[kind][1]["ending"] == 1.0  # a list's last item needs no full stop
 
 

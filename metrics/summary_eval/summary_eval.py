@@ -84,8 +84,8 @@ Args:
         or with an invalid answer; "unsupported_facts" lists each item's unsupported facts as written), with
         "completeness_recall" and "completeness_precision" by the recall_precision method, plus "rationale",
         "judge_status" ("json", "invalid", "empty-input") and "raw_response" with a judge.
-    return_components (`bool`): add the coherence components per item (nine; twelve with "robust": also
-        novelty, order, opening).
+    return_components (`bool`): add the coherence components per item (nine; thirteen with "robust": also
+        novelty, order, opening, ending).
     return_signature (`bool`): add the config signature (encoder, weights, judge model@host, prompt version,
         temperature, seed, system_fingerprint, versions).
 Returns:

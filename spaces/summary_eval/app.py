@@ -53,7 +53,7 @@ JUDGES = ["none", "openai-compatible"]
 RUBRIC_NAMES = list(RUBRICS)
 #: The components drawn per row: the weighted ones, and the robust method's charges.
 SHOWN = ("rouge_1", "rouge_2", "rouge_l", "semantic", "discourse", "lexical", "readability", "novelty", "order",
-         "opening")  # fmt: skip
+         "opening", "ending")  # fmt: skip
 
 
 def _topics_markdown(topics: list[tuple[str, float, float, bool]]) -> str:

@@ -215,7 +215,7 @@ class SummaryEvalParams(Params):
     coherence_method: str = option(
         "original",
         "coherence: original (the original's definition) or robust (repeats penalised, sentence order against the "
-        "source's, one-sentence texts capped at 0.3)",
+        "source's, a sentence cut off charged, lists read item by item, one-sentence texts capped at 0.3)",
         choices=COHERENCE_METHODS,
     )
     completeness_method: str = option(

@@ -67,7 +67,7 @@ class SummaryEvalResult(ItemResult):
             items out or show None), or None without a judge.
         overall: per item, the weighted sum of the three (NaN where accuracy is), or None without a judge.
         verdicts: per item, the judge's :class:`~persona_metrics.summary_eval.judge.Verdict` (empty without one).
-        components: per item, the coherence components (nine; twelve with ``coherence_method="robust"``).
+        components: per item, the coherence components (nine; thirteen with ``coherence_method="robust"``).
         topics: per item, the completeness detail (topics, cosines, covered; recall and precision with
             ``completeness_method="recall_precision"``).
         consistency: per item, the share of the summary's checkable facts (figures, dates, names) that the source

@@ -22,8 +22,10 @@ CASES_DIR = Path(__file__).resolve().parent / "cases"
 #: Case file name → the string fields every line must hold (non-empty).
 CASE_FIELDS: Mapping[str, tuple[str, ...]] = {
     "vert.jsonl": ("id", "reference", "paraphrase", "unrelated"),
+    "vert_meaning.jsonl": ("id", "reference", "paraphrase", "unrelated"),
     "coherence.jsonl": ("id", "source", "summary"),
     "completeness.jsonl": ("id", "source", "good", "one_topic"),
+    "summary_checks.jsonl": ("id", "source", "summary", "bullets", "off_topic", "changed_number", "changed_name"),
     "style.jsonl": ("id", "persona", "genre", "text"),
     "style_summaries.jsonl": ("id", "persona", "genre", "text"),
     "off_register.jsonl": ("id", "register", "text"),
@@ -69,6 +71,7 @@ def _check_style_case(row: Mapping[str, Any], where: str) -> None:
 #: Checks beyond the string fields, per file.
 _EXTRA_CHECKS: Mapping[str, Callable[[Mapping[str, Any], str], None]] = {
     "vert.jsonl": _check_edits,
+    "vert_meaning.jsonl": _check_edits,
     "style.jsonl": _check_style_case,
     "style_summaries.jsonl": _check_style_case,
     "persona_quality.jsonl": _check_persona,

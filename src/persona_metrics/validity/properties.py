@@ -73,6 +73,37 @@ def reversed_order(sentences: Sequence[str]) -> str:
     return " ".join(reversed(sentences))
 
 
+def truncated(text: str) -> str:
+    """The text cut mid-sentence after about two thirds of its words (a generation that hit its length limit).
+
+    The first ``⌊2n/3⌋`` of its ``n`` whitespace words (at least one), one fewer while the last kept word ends a
+    sentence (``.``, ``!``, ``?``), so the cut is never at a sentence's end.
+
+    Raises:
+        ValueError: the text has fewer than three words (nothing to cut mid-sentence).
+
+    >>> truncated("Sales rose. Profit fell sharply in May.")
+    'Sales rose. Profit fell'
+    """
+    words = text.split()
+    if len(words) < 3:
+        raise ValueError(f"a truncated text needs at least 3 words, got {len(words)}")
+    k = max(1, 2 * len(words) // 3)
+    while k > 1 and words[k - 1].rstrip("\"'”’)").endswith((".", "!", "?")):
+        k -= 1
+    return " ".join(words[:k])
+
+
+def inserted(sentences: Sequence[str], sentence: str) -> str:
+    """The sentences with ``sentence`` inserted after the first half of them (``⌈n/2⌉``).
+
+    >>> inserted(["A b.", "C d.", "E f."], "X y.")
+    'A b. C d. X y. E f.'
+    """
+    half = (len(sentences) + 1) // 2
+    return " ".join([*sentences[:half], sentence, *sentences[half:]])
+
+
 def first_word(text: str) -> str:
     """The text's first word, without the punctuation around it.
 
@@ -107,8 +138,12 @@ def edit_kinds(cases: Sequence[Mapping[str, Any]]) -> list[str]:
     return list(dict.fromkeys(edit["kind"] for case in cases for edit in case["edits"]))
 
 
-def vert_checks(cases: Sequence[Mapping[str, Any]], score: Mapping[Key, float]) -> list[Check]:
-    """Paraphrase > meaning edit per kind and over all kinds, meaning edit > unrelated, paraphrase > unrelated."""
+def vert_checks(cases: Sequence[Mapping[str, Any]], score: Mapping[Key, float], label: str = "") -> list[Check]:
+    """Paraphrase > meaning edit per kind and over all kinds, meaning edit > unrelated, paraphrase > unrelated.
+
+    ``label`` (a case file's, e.g. ``"second set"``) is added to each property's name in brackets.
+    """
+    tag = f" ({label})" if label else ""
     # (kind, paraphrase, edit, unrelated) scores of every meaning edit, grouped by kind in order of appearance
     edits = [
         (edit["kind"], score[case["id"], "paraphrase"], score[case["id"], f"edit:{k}"], score[case["id"], "unrelated"])
@@ -116,15 +151,15 @@ def vert_checks(cases: Sequence[Mapping[str, Any]], score: Mapping[Key, float]) 
         for k, edit in enumerate(case["edits"])
     ]
     checks = [
-        higher(f"paraphrase > meaning edit: {kind}", para, edited)
+        higher(f"paraphrase > meaning edit: {kind}{tag}", para, edited)
         for kind in edit_kinds(cases)
         for edit_kind, para, edited, _ in edits
         if edit_kind == kind
     ]
-    checks += [higher("paraphrase > meaning edit: all kinds", para, edited) for _, para, edited, _ in edits]
-    checks += [higher("meaning edit > unrelated", edited, unrelated) for _, _, edited, unrelated in edits]
+    checks += [higher(f"paraphrase > meaning edit: all kinds{tag}", para, edited) for _, para, edited, _ in edits]
+    checks += [higher(f"meaning edit > unrelated{tag}", edited, unrelated) for _, _, edited, unrelated in edits]
     checks += [
-        higher("paraphrase > unrelated", score[case["id"], "paraphrase"], score[case["id"], "unrelated"])
+        higher(f"paraphrase > unrelated{tag}", score[case["id"], "paraphrase"], score[case["id"], "unrelated"])
         for case in cases
     ]
     return checks
@@ -185,6 +220,90 @@ def summary_eval_checks(
             completeness["completeness", case["id"], "one_topic"],
         )
         for case in completeness_cases
+    ]
+    return checks
+
+
+#: The second set (``summary_checks.jsonl``): each version of a good summary, scored against the case's source.
+SUMMARY_CHECK_VERSIONS = (
+    "good", "repeated", "shuffled", "truncated", "bullets", "off_topic", "changed_number", "changed_name",
+)  # fmt: skip
+
+
+def summary_check_items(
+    cases: Sequence[Mapping[str, Any]], sentences: Mapping[str, Sequence[str]]
+) -> dict[Key, tuple[str, str]]:
+    """``{("checks", id, version): (summary, source)}`` for each of :data:`SUMMARY_CHECK_VERSIONS`.
+
+    The good summary; it repeated, in reverse order and :func:`truncated` (made here); its facts as a list
+    (``bullets``); it with the case's ``off_topic`` sentence :func:`inserted`; its two one-fact copies.
+
+    Args:
+        cases: lines of ``summary_checks.jsonl``.
+        sentences: each good summary's sentences (``{summary: [sentences]}``, the metric's own sentence splitter).
+    """
+    items: dict[Key, tuple[str, str]] = {}
+    for case in cases:
+        summary, split = case["summary"], sentences[case["summary"]]
+        texts = {
+            "good": summary,
+            "repeated": repeated(split),
+            "shuffled": reversed_order(split),
+            "truncated": truncated(summary),
+            "bullets": case["bullets"],
+            "off_topic": inserted(split, case["off_topic"]),
+            "changed_number": case["changed_number"],
+            "changed_name": case["changed_name"],
+        }
+        items.update({("checks", case["id"], version): (text, case["source"]) for version, text in texts.items()})
+    return items
+
+
+def summary_check_checks(
+    cases: Sequence[Mapping[str, Any]],
+    scores: Mapping[str, Mapping[Key, float]],
+    list_distance: float,
+) -> list[Check]:
+    """The second set's properties, each named with "(second set)".
+
+    Args:
+        cases: lines of ``summary_checks.jsonl``.
+        scores: ``{"coherence" | "completeness" | "consistency": {key: value}}`` over
+            :func:`summary_check_items`' keys (``consistency`` may be missing: its properties are then left out).
+        list_distance: the largest ``|coherence(list) − coherence(prose)|`` that counts as "the same".
+    """
+    props = {
+        "coherence": [
+            ("repeated", "coherence: good > repeated sentences"),
+            ("shuffled", "coherence: good > reversed sentence order"),
+            ("truncated", "coherence: good > truncated mid-sentence"),
+        ],
+        "completeness": [
+            ("off_topic", "completeness: good > off-topic sentence inserted"),
+            ("truncated", "completeness: good > truncated mid-sentence"),
+        ],
+        "consistency": [
+            ("changed_number", "consistency: good > one number changed"),
+            ("changed_name", "consistency: good > one name changed"),
+        ],
+    }
+    checks = []
+    for field, pairs in props.items():
+        if field not in scores:
+            continue
+        value = scores[field]
+        for version, prop in pairs:
+            checks += [
+                higher(f"{prop} (second set)", value["checks", c["id"], "good"], value["checks", c["id"], version])
+                for c in cases
+            ]
+    coherence = scores["coherence"]
+    checks += [
+        Check(
+            f"coherence: |list − prose| ≤ {list_distance:g} (second set)",
+            bool(abs(coherence["checks", c["id"], "bullets"] - coherence["checks", c["id"], "good"]) <= list_distance),
+        )
+        for c in cases
     ]
     return checks
 

@@ -31,6 +31,7 @@ from persona_metrics.personalization.scorer import score_personalization
 from persona_metrics.personalization.spec import DEGRESS, PERSEVAL
 from persona_metrics.progress import progress_bar
 from persona_metrics.signature import __version__
+from persona_metrics.summary_eval.formulas import LIST_PROSE_DISTANCE
 from persona_metrics.summary_eval.params import SummaryEvalParams
 from persona_metrics.summary_eval.spec import SUMMARY_EVAL
 from persona_metrics.validation import check_number
@@ -80,6 +81,12 @@ METHODS: tuple[Method, ...] = (
     Method(VERT.name, "BERTScore", {"distance": "bertscore"}, role="reference"),
     Method(SUMMARY_EVAL.name, "original", {"coherence_method": "original"}, SummaryEvalParams, "default"),
     Method(SUMMARY_EVAL.name, "robust", {"coherence_method": "robust"}, SummaryEvalParams),
+    Method(
+        SUMMARY_EVAL.name,
+        "robust + recall_precision",
+        {"coherence_method": "robust", "completeness_method": "recall_precision"},
+        SummaryEvalParams,
+    ),
     Method(PERSONA_STYLE.name, "jsd", {"method": "jsd"}, StyleParams, "default"),
     Method(PERSONA_STYLE.name, "zscore", {"method": "zscore"}, StyleParams),
     Method(PERSONA_STYLE.name, "posterior", {"method": "posterior"}, StyleParams),
@@ -105,12 +112,16 @@ def method_available(method: Method) -> bool:
     return True
 
 
+#: The VERT case files and the label of their properties (the first set: none).
+VERT_FILES: Mapping[str, str] = {"vert.jsonl": "", "vert_meaning.jsonl": "second set"}
+
+
 # --- scoring the cases, one metric at a time --------------------------------------------------------------------
 def _vert(cases: Cases, method: Method) -> list[P.Check]:
     from persona_metrics.vert import score_vert
 
-    rows = cases["vert.jsonl"]
-    items = P.vert_items(rows)
+    files = {name: cases[name] for name in VERT_FILES if name in cases}
+    items = {key: pair for rows in files.values() for key, pair in P.vert_items(rows).items()}
     candidates = [candidate for candidate, _ in items.values()]
     references = [reference for _, reference in items.values()]
     if method.role == "reference":  # 1 − σ: the F1 the distance is one minus of
@@ -118,7 +129,8 @@ def _vert(cases: Cases, method: Method) -> list[P.Check]:
         values = 1.0 - distance.pairwise(list(zip(references, candidates, strict=True)))
     else:
         values = score_vert(candidates, references, **method.options).vert
-    return P.vert_checks(rows, dict(zip(items, values.tolist(), strict=True)))
+    score = dict(zip(items, values.tolist(), strict=True))
+    return [check for name, rows in files.items() for check in P.vert_checks(rows, score, VERT_FILES[name])]
 
 
 def _summary_eval(cases: Cases, method: Method) -> list[P.Check]:
@@ -126,14 +138,22 @@ def _summary_eval(cases: Cases, method: Method) -> list[P.Check]:
     from persona_metrics.summary_eval.components import sentences_of
 
     coherence_rows, completeness_rows = cases["coherence.jsonl"], cases["completeness.jsonl"]
-    sentences = {row["summary"]: sentences_of(row["summary"]) for row in coherence_rows}
-    items = {**P.coherence_items(coherence_rows, sentences), **P.completeness_items(completeness_rows)}
+    checks_rows = cases["summary_checks.jsonl"]
+    sentences = {row["summary"]: sentences_of(row["summary"]) for row in [*coherence_rows, *checks_rows]}
+    items = {
+        **P.coherence_items(coherence_rows, sentences),
+        **P.completeness_items(completeness_rows),
+        **P.summary_check_items(checks_rows, sentences),
+    }
     result = score_summary_eval(
         [summary for summary, _ in items.values()], [source for _, source in items.values()], **method.options
     )
-    coherence = dict(zip(items, result.coherence.tolist(), strict=True))
-    completeness = dict(zip(items, result.completeness.tolist(), strict=True))
-    return P.summary_eval_checks(coherence_rows, completeness_rows, coherence, completeness)
+    scores = {
+        name: dict(zip(items, getattr(result, name).tolist(), strict=True))
+        for name in ("coherence", "completeness", "consistency")
+    }
+    checks = P.summary_eval_checks(coherence_rows, completeness_rows, scores["coherence"], scores["completeness"])
+    return checks + P.summary_check_checks(checks_rows, scores, LIST_PROSE_DISTANCE)
 
 
 def _style_scores(rows: Sequence[Mapping[str, Any]], personas: Sequence[str], method: Method) -> tuple[dict, dict]:
@@ -233,8 +253,8 @@ class Suite:
 
 #: Per metric (the CLI's METRIC), its suite.
 SUITES: Mapping[str, Suite] = {
-    VERT.name: Suite(("vert.jsonl",), _vert),
-    SUMMARY_EVAL.name: Suite(("coherence.jsonl", "completeness.jsonl"), _summary_eval),
+    VERT.name: Suite(tuple(VERT_FILES), _vert),
+    SUMMARY_EVAL.name: Suite(("coherence.jsonl", "completeness.jsonl", "summary_checks.jsonl"), _summary_eval),
     PERSONA_STYLE.name: Suite(
         ("style.jsonl", "style_summaries.jsonl", "off_register.jsonl"),
         _style,
