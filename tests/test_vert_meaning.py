@@ -246,7 +246,8 @@ def test_negations_numbers_and_unknown_words_are_kept_other_stopwords_dropped(ve
     assert text.stopwords == ("the", "will", "of", "them")
     assert text.oov == ("xqzzv",)  # kept as itself, listed as out of vocabulary
     assert np.array_equal(text.values[4:5], [2.0])
-    assert np.isnan(text.values[0]) and np.isnan(text.values[8])  # "3-1" is compared as text
+    assert np.isnan(text.values[0])
+    assert np.isnan(text.values[8])  # "3-1" is compared as text
     assert text.weights.tolist() == [1 / 9] * 9
     assert text.capitals == (False,) * 6 + (True, False, False)  # unknown and capitalised: a name
     assert text.kinds[7] == "word"  # "won" is an NLTK stopword (the stem of "won't"), kept
@@ -299,12 +300,14 @@ def test_a_flipped_word_cannot_take_a_cheaper_route(vectors) -> None:
     a = prepare_meaning_text("Oil prices rose sharply.", vectors)
     b = prepare_meaning_text("Oil prices fell sharply.", vectors)
     assert a.flipped(b).tolist() == [False, False, True, False]
-    assert (a.ground_cost(b)[2] == FLIP_COST).all() and (a.ground_cost(b)[:, 2] == FLIP_COST).all()
+    assert (a.ground_cost(b)[2] == FLIP_COST).all()
+    assert (a.ground_cost(b)[:, 2] == FLIP_COST).all()
     assert word_movers_distance(a, b) == pytest.approx(FLIP_COST / 4)
     # a synonym of a word the other text also has is no flip: "shut" against "opened … closed"
     c = prepare_meaning_text("The museum opened in 1998 and shut in 2015.", vectors)
     d = prepare_meaning_text("The museum opened in 1998 and closed in 2015.", vectors)
-    assert not c.flipped(d).any() and not d.flipped(c).any()
+    assert not c.flipped(d).any()
+    assert not d.flipped(c).any()
 
 
 def test_unknown_tokens_are_themselves(vectors) -> None:
@@ -321,7 +324,8 @@ def test_two_names_that_swap_roles_cost(vectors) -> None:
     b = prepare_meaning_text("Lunholm beat Kestrova", vectors)
     assert names_moved(a, b) == {(0, 2): 1.0, (2, 0): 1.0}
     cost = a.ground_cost(b)
-    assert cost[0, 2] == ORDER_COST and cost[0, 0] == UNKNOWN_COST
+    assert cost[0, 2] == ORDER_COST
+    assert cost[0, 0] == UNKNOWN_COST
     assert word_movers_distance(a, b) == pytest.approx(2 * UNKNOWN_COST / 3)
     # a moved date is not a name: "In April" first keeps the names' order
     c = prepare_meaning_text("Tarnwell overtook Bexhaven in April.", vectors)

@@ -11,8 +11,8 @@ changes the preparation and the ground cost, and nothing else: the transport, th
 2. kinds: negations (:data:`NEGATIONS`, every token ending in ``n't``, and :data:`NEGATING_VERBS` before "to":
    "failed to win") and numbers (digits, the words zero to twelve, and any token with a digit: ``3-1``) are kept
    whatever the stopword list says; a number carries its **unit**, the token after it (``%`` reads ``percent``);
-   the other stopwords are dropped as before, but for "won" (:data:`KEPT_STOPWORDS`); a word without a vector is **kept as itself** (an *unknown*
-   token) instead of being dropped;
+   the other stopwords are dropped as before, but for "won" (:data:`KEPT_STOPWORDS`); a word without a vector
+   is **kept as itself** (an *unknown* token) instead of being dropped;
 3. each kept token is its own unit of mass (1 / the number of kept tokens);
 4. **names**: a token written with a capital letter inside a sentence (or anywhere, when it has no vector) in
    either text, other than a month or a weekday, is a name; each name that occurs once in each text carries the
