@@ -73,7 +73,8 @@ test-integration: register
 # this CPU's own path fails here. A CPU without AVX2 cannot run that path: the target says so and passes.
 NEURAL_TESTS := tests/test_neural_distances.py tests/test_distances.py tests/test_quality.py tests/test_vert.py \
   tests/test_summary_eval.py tests/test_cnndm.py tests/test_metric_modules.py tests/test_vert_meaning.py \
-  tests/test_coherence_robust.py tests/test_summary_eval_batched.py
+  tests/test_coherence_robust.py tests/test_summary_eval_batched.py tests/test_coherence_structure.py \
+  tests/test_completeness_variant.py
 test-avx2: register
 	@if grep -qw avx2 /proc/cpuinfo; then \
 	  ATEN_CPU_CAPABILITY=avx2 $(BIN)/python -m pytest -q -m "not llm" -p no:cacheprovider $(NEURAL_TESTS); \
