@@ -1,4 +1,4 @@
-"""SummaryEval ``coherence_method="robust"`` (robust-v2): a cut-off last sentence is charged, lists are read as lists.
+"""SummaryEval ``coherence_method="robust"`` (robust-v3): a cut-off last sentence is charged, lists are read as lists.
 
 The development cases below were written for this change by its author (every company, person and place is
 invented): an article, a good prose summary of three or four sentences in the article's order, the same facts as
@@ -210,6 +210,48 @@ CASES: tuple[Case, ...] = (
         "3. First loss in the chain's 60-year history: 27 million pounds.\n"
         "4. Money to go into its website and larger city-centre shops.",
     ),
+    # robust-v3: two cases whose prose has no connective at all (plain consecutive statements), written by the
+    # lead after the second validity set showed lists scoring above such prose; not validity cases
+    Case(
+        "ferry",
+        "The island ferry between Carrow and Lisk will run twice as often from June, the operator Tidewell Lines "
+        "said on Monday. A second boat, the 300-seat Maren, joins the route after a refit that cost 4 million "
+        "pounds. Crossings will leave every 45 minutes from seven in the morning until ten at night. Fares stay at "
+        "12 pounds for adults and 6 pounds for children. Islanders had complained for years about queues in summer, "
+        "when day visitors fill the single boat by mid-morning. The harbour at Lisk is being dredged so both boats "
+        "can dock at low tide. Tidewell expects passenger numbers to rise by a third.",
+        "Tidewell Lines will double the ferry service between Carrow and Lisk from June. A refitted 300-seat boat, "
+        "the Maren, joins the route at a cost of 4 million pounds. Crossings will leave every 45 minutes and fares "
+        "stay at 12 pounds for adults. The operator expects a third more passengers.",
+        "- Tidewell Lines doubles the Carrow–Lisk ferry service from June\n"
+        "- The refitted 300-seat Maren joins the route, at a cost of 4 million pounds\n"
+        "- Crossings every 45 minutes; adult fares stay at 12 pounds\n"
+        "- A third more passengers expected",
+        "1. Tidewell Lines doubles the Carrow–Lisk ferry service from June.\n"
+        "2. The refitted 300-seat Maren joins the route, at a cost of 4 million pounds.\n"
+        "3. Crossings every 45 minutes; adult fares stay at 12 pounds.\n"
+        "4. A third more passengers expected.",
+    ),
+    Case(
+        "branches",
+        "Ostley council voted on Thursday to keep all five of its branch libraries open, reversing a plan to close "
+        "two of them. The decision follows a petition signed by 8,200 residents. To save money, opening hours will "
+        "be cut from 48 to 40 hours a week at every branch. Volunteers will run a home delivery service for readers "
+        "who cannot leave the house. The council said the changes save 310,000 pounds a year, close to the 350,000 "
+        "pounds the closures would have saved. The branch in Mardle will also get a new children's room, paid for "
+        "by a local trust.",
+        "Ostley council has kept all five branch libraries open, dropping a plan to close two. The vote follows a "
+        "petition signed by 8,200 residents. Opening hours will fall from 48 to 40 a week at every branch. The "
+        "changes save 310,000 pounds a year.",
+        "• Ostley council keeps all five branch libraries open, dropping a plan to close two\n"
+        "• The vote follows a petition signed by 8,200 residents\n"
+        "• Opening hours fall from 48 to 40 a week at every branch\n"
+        "• The changes save 310,000 pounds a year",
+        "1) Ostley council keeps all five branch libraries open, dropping a plan to close two\n"
+        "2) The vote follows a petition signed by 8,200 residents\n"
+        "3) Opening hours fall from 48 to 40 a week at every branch\n"
+        "4) The changes save 310,000 pounds a year",
+    ),
 )
 
 
@@ -302,12 +344,11 @@ def test_as_sentence_and_list_markers() -> None:
     assert F.as_sentence("Costs fell;") == "Costs fell."  # a trailing , ; : or dash gives way to the full stop
     assert F.as_sentence("Costs fell, -") == "Costs fell."
     assert F.as_sentence('He said "no"') == 'He said "no".'
-    # an item after an item without a marker of its own counts as expansion; markers and other sentences stay
+    # robust-v3: a sentence after the first without a marker of its own, list item or prose, counts as expansion
     categories = [None, None, "temporal", None, None]
-    assert F.list_marker_categories(categories, [True, True, True, False, True]) == [
-        "expansion", "expansion", "temporal", None, "expansion",
-    ]  # fmt: skip
-    assert F.LIST_CATEGORY in F.DISCOURSE_MARKERS
+    assert F.implicit_categories(categories) == [None, "expansion", "temporal", "expansion", "expansion"]
+    assert F.implicit_categories(["comparison", None]) == ["comparison", "expansion"]
+    assert F.IMPLICIT_CATEGORY in F.DISCOURSE_MARKERS
 
 
 def test_robust_score_charges_a_cut_ending() -> None:
@@ -331,8 +372,6 @@ def test_robust_reading() -> None:
     reading = C.robust_reading("Key points:\n- Sales rose 5 percent\n- Costs fell. Margins grew\n2) Shares rose!")
     assert reading.sentences == ["Key points:", "Sales rose 5 percent.", "Costs fell.", "Margins grew.", "Shares rose!"]
     assert reading.text == "Key points: Sales rose 5 percent. Costs fell. Margins grew. Shares rose!"
-    # the first sentence of an item that follows an item; the first item follows the lead-in, not an item
-    assert reading.listed == [False, False, True, False, True]
     assert reading.ending == 1.0
     # a list ends the text: its last item needs no full stop; a closing sentence after it does
     assert C.robust_reading("- Sales rose\n- Costs fell").ending == 1.0
@@ -340,7 +379,6 @@ def test_robust_reading() -> None:
     prose = "Halden recalled 30,000 loaves.\nNo one was hurt, the company said"
     reading = C.robust_reading(prose)
     assert (reading.text, reading.sentences) == (prose, C.sentences_of(prose))
-    assert reading.listed == [False, False]
     assert reading.ending == 0.0
     assert C.coherence_sentences("- Sales rose\n- Costs fell", "robust") == ["Sales rose.", "Costs fell."]
     assert C.coherence_sentences("- Sales rose\n- Costs fell", "original") == []  # one Punkt sentence: none read
@@ -447,7 +485,7 @@ def test_lists_are_encoded_in_the_calls_one_encoder_call() -> None:
 def test_the_signature_names_the_new_design_and_states_keep_it() -> None:
     case = CASES[1]
     result = score_summary_eval([case.bullets, case.prose[:-1]], [case.article] * 2, coherence_method="robust")
-    assert "|coherence:robust-v2|" in result.signature
+    assert "|coherence:robust-v3|" in result.signature
     assert [parts["ending"] for parts in result.components] == [1.0, 0.0]
     shared = json.loads(json.dumps(SUMMARY_EVAL.shared(result)))
     items = json.loads(json.dumps(SUMMARY_EVAL.items(result)))
@@ -459,7 +497,7 @@ def test_the_signature_names_the_new_design_and_states_keep_it() -> None:
     assert rebuilt.coherence.tolist() == result.coherence.tolist()
     assert list(rebuilt.components) == list(result.components)
     # a result of the first robust design (signature coherence:robust) does not merge with one of this design
-    parts = tuple("coherence:robust" if part == "coherence:robust-v2" else part for part in result.config.parts)
+    parts = tuple("coherence:robust" if part == "coherence:robust-v3" else part for part in result.config.parts)
     first_design = dataclasses.replace(result, config=Signature(parts))
     with pytest.raises(ValueError, match="scored as"):
         persona_metrics.merge([first_design, result])

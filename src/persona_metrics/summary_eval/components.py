@@ -349,15 +349,12 @@ def _contradiction(cosines: np.ndarray, tokens: SentenceTokens) -> float:
     return F.contradiction_penalty_of_pairs(len(cosines), cosines, pairs, rouge_l)
 
 
-def _multi_sentence(
-    sentences: list[str], embeddings: np.ndarray, listed: Sequence[bool] | None = None
-) -> dict[str, float]:
+def _multi_sentence(sentences: list[str], embeddings: np.ndarray, implicit: bool = False) -> dict[str, float]:
     """The six sentence-level components of two or more sentences, from their embeddings.
 
     The sentences are encoded once by the caller: the original encoded them twice, with the same result.
-    ``listed`` (the robust method's, for a text with list items): per sentence, whether it is a list item that
-    follows another item; such an item without a marker of its own counts an expansion marker
-    (:func:`~.formulas.list_marker_categories`). None: the original's discourse.
+    ``implicit`` (the robust method's): a sentence after the first without a marker of its own counts an implicit
+    expansion (:func:`~.formulas.implicit_categories`); False: the original's discourse.
     """
     tokens = SentenceTokens.of(sentences)
     words = " ".join(sentences).lower().split()
@@ -371,9 +368,7 @@ def _multi_sentence(
         "rouge_2": F.rouge_n_coherence(_leave_one_out_ngram_f1(tokens, 2), words, 2),
         "rouge_l": rouge_l,
         "semantic": F.semantic_coherence(consecutive, rouge_l),
-        "discourse": F.discourse_parts(categories if listed is None else F.list_marker_categories(categories, listed))[
-            "discourse"
-        ],
+        "discourse": F.discourse_parts(F.implicit_categories(categories) if implicit else categories)["discourse"],
         "contradiction": _contradiction(cosine_matrix(embeddings, embeddings), tokens),
     }
 
@@ -400,14 +395,14 @@ def _bounded(text: str, sentences: list[str]) -> tuple[str, list[str]]:
 
 
 def _components(
-    text: str, sentences: list[str], embeddings: np.ndarray | None, listed: Sequence[bool] | None = None
+    text: str, sentences: list[str], embeddings: np.ndarray | None, implicit: bool = False
 ) -> dict[str, float]:
     """The nine components of a text and its sentences (their embeddings needed from two sentences on).
 
-    ``listed``: the robust method's list items that follow another item (:func:`_multi_sentence`).
+    ``implicit``: the robust method's discourse (:func:`_multi_sentence`).
     """
     if embeddings is not None and len(sentences) >= 2:
-        parts = _multi_sentence(sentences, embeddings, listed)
+        parts = _multi_sentence(sentences, embeddings, implicit)
     else:
         parts = _single_sentence()
     tokens = [t for t in word_tokens(text.lower()) if t.isalnum() and t not in NLTK_ENGLISH_STOPWORDS]
@@ -468,13 +463,11 @@ class RobustReading:
     Attributes:
         text: the text the text-level components (lexical, readability, length) read.
         sentences: the sentences the sentence-level components read.
-        listed: per sentence, whether it opens a list item that directly follows another item.
         ending: 1 when the text ends with a complete sentence or a list item, 0 when its last sentence is cut off.
     """
 
     text: str
     sentences: list[str]
-    listed: list[bool]
     ending: float
 
 
@@ -491,15 +484,9 @@ def robust_reading(text: str) -> RobustReading:
     blocks = F.text_blocks(text)
     if len(blocks) == 1 and not blocks[0][1]:
         sentences = sentences_of(text)
-        return RobustReading(text, sentences, [False] * len(sentences), F.ending(sentences[-1]) if sentences else 1.0)
-    sentences, listed = [], []
-    follows_item = False
-    for block, is_item in blocks:
-        own = sentences_of(F.as_sentence(block) if is_item else block)
-        sentences += own
-        listed += [is_item and follows_item and k == 0 for k in range(len(own))]
-        follows_item = is_item
-    return RobustReading(" ".join(sentences), sentences, listed, 1.0 if blocks[-1][1] else F.ending(sentences[-1]))
+        return RobustReading(text, sentences, F.ending(sentences[-1]) if sentences else 1.0)
+    sentences = [s for block, is_item in blocks for s in sentences_of(F.as_sentence(block) if is_item else block)]
+    return RobustReading(" ".join(sentences), sentences, 1.0 if blocks[-1][1] else F.ending(sentences[-1]))
 
 
 def sentence_embeddings(text: str, embed: Embed) -> np.ndarray:
@@ -519,7 +506,8 @@ def robust_coherence(text: str, source: np.ndarray, embed: Embed) -> tuple[float
     The text is read as :func:`robust_reading` says (a list's items as sentences). The sentences that repeat an
     earlier one (:func:`~.formulas.redundancies` 1) are dropped, the original's nine components are those of the
     text that remains (the text itself when nothing is dropped and it has no list items; else the kept sentences
-    joined by a space), and ``novelty``, ``order``, ``opening`` and ``ending`` are added; the score is
+    joined by a space), discourse counting implicit relations (:func:`~.formulas.implicit_categories`), and
+    ``novelty``, ``order``, ``opening`` and ``ending`` are added; the score is
     :func:`~.formulas.robust_coherence_from_components`.
     """
     if not text.strip():
@@ -532,7 +520,7 @@ def robust_coherence(text: str, source: np.ndarray, embed: Embed) -> tuple[float
     distinct = [sentences[i] for i in kept]
     if len(distinct) < len(sentences):
         text = " ".join(distinct)
-    parts = _components(text, distinct, embeddings[kept], [reading.listed[i] for i in kept])
+    parts = _components(text, distinct, embeddings[kept], implicit=True)
     placed = F.source_positions(cosine_matrix(embeddings[kept], source)) if len(source) else []
     parts["novelty"] = F.novelty(redundancy)
     parts["order"] = F.source_order(placed)

@@ -381,9 +381,13 @@ LIST_PROSE_DISTANCE = 0.1
 TERMINAL_PUNCTUATION = ".!?…"
 #: What may follow the terminal punctuation of a complete sentence: closing quotes, brackets, Markdown emphasis.
 CLOSING_MARKS = "\"'”’»)]}*_"
-#: The discourse category of a list item that follows another item and has no marker of its own
-#: (:func:`list_marker_categories`): listing is PDTB's Expansion.List relation, made by the list, not by a word.
-LIST_CATEGORY = "expansion"
+#: The discourse category the robust method gives a sentence after the first that has no marker of its own
+#: (:func:`implicit_categories`). PDTB annotates an implicit relation between adjacent sentences that have no
+#: connective, Expansion the most frequent: a list item stands in one to the item before it (Expansion.List), and
+#: so does a plain prose sentence. Counting them in prose and lists alike makes the discourse term measure the
+#: variety of the explicit connectives, not their number, so a list (no connective by form) and the same facts in
+#: prose score alike (robust-v3, ``docs/summary_eval.md`` §3.1).
+IMPLICIT_CATEGORY = "expansion"
 #: A list item: a line that starts (after optional indentation) with a bullet (``-``, ``*``, ``+``, ``•``, ``‣``,
 #: ``◦``, ``▪``, ``●``, ``–``, ``—``), a number of one or two digits followed by ``.`` or ``)`` (``1.``, ``12)``)
 #: or one letter followed by ``)`` (``a)``), then white space and text. Group 1 is the indentation, group 2 the
@@ -421,17 +425,16 @@ def text_blocks(text: str) -> list[tuple[str, bool]]:
     return [(" ".join(parts), is_item) for parts, is_item, _ in blocks if parts]
 
 
-def list_marker_categories(categories: Sequence[str | None], listed: Sequence[bool]) -> list[str | None]:
-    """The discourse categories of a text with list items: an item that follows another counts as expansion.
+def implicit_categories(categories: Sequence[str | None]) -> list[str | None]:
+    """The robust method's discourse categories: a sentence after the first without a marker counts as expansion.
 
-    A list says "and next" between its items without a word for it (PDTB's implicit Expansion.List): an item
-    directly after another item (``listed``) that has no marker of its own (:func:`first_marker_category`
-    None) counts :data:`LIST_CATEGORY`; every other sentence keeps its category.
+    Its relation to the sentence before it is implicit (:data:`IMPLICIT_CATEGORY`); the first sentence has no
+    predecessor and keeps its category.
 
-    >>> list_marker_categories([None, None, "comparison", None], [False, True, True, False])
-    [None, 'expansion', 'comparison', None]
+    >>> implicit_categories([None, None, "comparison", None])
+    [None, 'expansion', 'comparison', 'expansion']
     """
-    return [LIST_CATEGORY if c is None and item else c for c, item in zip(categories, listed, strict=True)]
+    return [IMPLICIT_CATEGORY if c is None and i > 0 else c for i, c in enumerate(categories)]
 
 
 def ending(sentence: str) -> float:

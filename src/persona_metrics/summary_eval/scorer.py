@@ -30,7 +30,7 @@ from persona_metrics.text_services import SentenceTransformerEncoder
 from persona_metrics.validation import check_texts
 
 #: The signature's ``coherence:`` value of each coherence method.
-COHERENCE_SIGNATURES = {"original": "rouge-enhanced", "robust": "robust-v2"}
+COHERENCE_SIGNATURES = {"original": "rouge-enhanced", "robust": "robust-v3"}
 #: What the result says when no judge was configured.
 NO_JUDGE_NOTE = (
     "accuracy and overall need an LLM judge (pass judge= / model=; docs/summary_eval.md §5); "

@@ -26,6 +26,7 @@ CASE_FIELDS: Mapping[str, tuple[str, ...]] = {
     "coherence.jsonl": ("id", "source", "summary"),
     "completeness.jsonl": ("id", "source", "good", "one_topic"),
     "summary_checks.jsonl": ("id", "source", "summary", "bullets", "off_topic", "changed_number", "changed_name"),
+    "list_prose.jsonl": ("id", "source", "summary", "bullets"),
     "style.jsonl": ("id", "persona", "genre", "text"),
     "style_summaries.jsonl": ("id", "persona", "genre", "text"),
     "off_register.jsonl": ("id", "register", "text"),

@@ -297,15 +297,33 @@ def summary_check_checks(
                 higher(f"{prop} (second set)", value["checks", c["id"], "good"], value["checks", c["id"], version])
                 for c in cases
             ]
-    coherence = scores["coherence"]
-    checks += [
+    return checks + list_prose_checks(cases, scores["coherence"], list_distance, "checks", "second set")
+
+
+def list_prose_items(cases: Sequence[Mapping[str, Any]]) -> dict[Key, tuple[str, str]]:
+    """``{("lists", id, version): (summary, source)}`` for the prose summary (``good``) and its list (``bullets``)."""
+    return {
+        ("lists", case["id"], version): (case[field], case["source"])
+        for case in cases
+        for version, field in (("good", "summary"), ("bullets", "bullets"))
+    }
+
+
+def list_prose_checks(
+    cases: Sequence[Mapping[str, Any]],
+    coherence: Mapping[Key, float],
+    list_distance: float,
+    group: str = "lists",
+    label: str = "third set",
+) -> list[Check]:
+    """``|coherence(list) − coherence(prose)| ≤ list_distance`` per case (keys ``(group, id, "bullets" | "good")``)."""
+    return [
         Check(
-            f"coherence: |list − prose| ≤ {list_distance:g} (second set)",
-            bool(abs(coherence["checks", c["id"], "bullets"] - coherence["checks", c["id"], "good"]) <= list_distance),
+            f"coherence: |list − prose| ≤ {list_distance:g} ({label})",
+            bool(abs(coherence[group, c["id"], "bullets"] - coherence[group, c["id"], "good"]) <= list_distance),
         )
         for c in cases
     ]
-    return checks
 
 
 # --- persona style ---------------------------------------------------------------------------------------------------

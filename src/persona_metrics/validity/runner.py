@@ -138,12 +138,13 @@ def _summary_eval(cases: Cases, method: Method) -> list[P.Check]:
     from persona_metrics.summary_eval.components import sentences_of
 
     coherence_rows, completeness_rows = cases["coherence.jsonl"], cases["completeness.jsonl"]
-    checks_rows = cases["summary_checks.jsonl"]
+    checks_rows, list_rows = cases["summary_checks.jsonl"], cases["list_prose.jsonl"]
     sentences = {row["summary"]: sentences_of(row["summary"]) for row in [*coherence_rows, *checks_rows]}
     items = {
         **P.coherence_items(coherence_rows, sentences),
         **P.completeness_items(completeness_rows),
         **P.summary_check_items(checks_rows, sentences),
+        **P.list_prose_items(list_rows),
     }
     result = score_summary_eval(
         [summary for summary, _ in items.values()], [source for _, source in items.values()], **method.options
@@ -153,7 +154,8 @@ def _summary_eval(cases: Cases, method: Method) -> list[P.Check]:
         for name in ("coherence", "completeness", "consistency")
     }
     checks = P.summary_eval_checks(coherence_rows, completeness_rows, scores["coherence"], scores["completeness"])
-    return checks + P.summary_check_checks(checks_rows, scores, LIST_PROSE_DISTANCE)
+    checks += P.summary_check_checks(checks_rows, scores, LIST_PROSE_DISTANCE)
+    return checks + P.list_prose_checks(list_rows, scores["coherence"], LIST_PROSE_DISTANCE)
 
 
 def _style_scores(rows: Sequence[Mapping[str, Any]], personas: Sequence[str], method: Method) -> tuple[dict, dict]:
@@ -254,7 +256,9 @@ class Suite:
 #: Per metric (the CLI's METRIC), its suite.
 SUITES: Mapping[str, Suite] = {
     VERT.name: Suite(tuple(VERT_FILES), _vert),
-    SUMMARY_EVAL.name: Suite(("coherence.jsonl", "completeness.jsonl", "summary_checks.jsonl"), _summary_eval),
+    SUMMARY_EVAL.name: Suite(
+        ("coherence.jsonl", "completeness.jsonl", "summary_checks.jsonl", "list_prose.jsonl"), _summary_eval
+    ),
     PERSONA_STYLE.name: Suite(
         ("style.jsonl", "style_summaries.jsonl", "off_register.jsonl"),
         _style,
