@@ -57,6 +57,13 @@ NLTK_ENGLISH_STOPWORD_LIST: tuple[str, ...] = (
 NLTK_ENGLISH_STOPWORDS: frozenset[str] = frozenset(NLTK_ENGLISH_STOPWORD_LIST)
 #: Name of the list in signatures.
 STOPWORDS_NAME = "nltk-english-179"
+#: The English month names in order, and the weekdays, as written (capitalised): words that name a time, not
+#: someone or something (VERT's meaning-sensitive names, SummaryEval's consistency entities).
+MONTH_NAMES: tuple[str, ...] = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+    "December",
+)  # fmt: skip
+WEEKDAY_NAMES: tuple[str, ...] = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 # --- the sentence-transformers encoder ------------------------------------------------------------------------

@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from persona_metrics.text_services import NLTK_ENGLISH_STOPWORDS
+from persona_metrics.text_services import MONTH_NAMES, NLTK_ENGLISH_STOPWORDS, WEEKDAY_NAMES
 
 # --- the vocabulary ----------------------------------------------------------------------------------------------
 #: Scale words after a number ("2.4 billion").
@@ -50,16 +50,15 @@ TENS_WORDS: dict[str, int] = {
     "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
 }  # fmt: skip
 #: Month names (capitalised, as written in dates) and their numbers; abbreviations may carry a full stop.
-MONTHS: dict[str, int] = {
-    "January": 1, "February": 2, "March": 3, "April": 4, "May": 5, "June": 6, "July": 7, "August": 8,
-    "September": 9, "October": 10, "November": 11, "December": 12, "Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4,
-    "Jun": 6, "Jul": 7, "Aug": 8, "Sep": 9, "Sept": 9, "Oct": 10, "Nov": 11, "Dec": 12,
+MONTHS: dict[str, int] = {name: k + 1 for k, name in enumerate(MONTH_NAMES)} | {
+    "Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "Jun": 6, "Jul": 7, "Aug": 8, "Sep": 9, "Sept": 9, "Oct": 10, "Nov": 11,
+    "Dec": 12,
 }  # fmt: skip
 #: Capitalised words that are never entities: months, weekdays (time, checked as dates when they carry a day or
 #: year) and generic acronyms of business news.
 NOT_ENTITIES: frozenset[str] = frozenset(
     {m.lower() for m in MONTHS}
-    | {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+    | {day.lower() for day in WEEKDAY_NAMES}
     | {"ceo", "cfo", "coo", "cto", "ipo", "gdp", "ai", "ev", "evs", "tv", "pm", "am", "ok", "q1", "q2", "q3", "q4"}
 )
 #: Words that open sentences without naming anything, besides NLTK's 179 English stop words: connectives and
@@ -111,15 +110,17 @@ _DATE_PATTERNS = tuple(
         r"(?<![\w.,-])(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})(?![\w-])",
     )
 )
+#: A percent sign or word after a number ("12%", "12 per cent", "3 percentage points").
+_PERCENT = r"\s?%|\s+(?:percent|per\s+cent|pct|percentage\s+points?)\b"
 _CURRENCY = r"(?:[A-Z]{0,2}\$|€|£|¥|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD)\s?)"
 _NUMBER = re.compile(
     rf"(?<![\w.,]){_CURRENCY}?(?P<int>\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.(?P<dec>\d+))?"
     r"(?:(?P<suffix>k|m|mn|mln|bn|b|tn|trn|t)\b|\s(?P<spaced>bn|mn|mln|trn|tn)\b"
     r"|\s+(?P<scale>thousand|million|billion|trillion)\b)?"
-    r"(?P<pct>\s?%|\s+(?:percent|per\s+cent|pct|percentage\s+points?)\b)?"
+    rf"(?P<pct>{_PERCENT})?"
     r"(?![A-Za-z0-9])"
 )
-_PERCENT_AFTER = re.compile(r"\s?%|\s+(?:percent|per\s+cent|pct|percentage\s+points?)\b")
+_PERCENT_AFTER = re.compile(_PERCENT)
 _NUMBER_WORD = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)?\b")
 #: Word tokens: dotted acronyms ("U.S.") or letters and digits with an optional apostrophe part ("Valtro's").
 _WORD = re.compile(r"(?:[A-Za-z]\.){2,}|[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
@@ -495,8 +496,7 @@ def supported(fact: Fact, evidence: Evidence) -> bool:
     """
     if fact.kind == "entity":
         return all(token in evidence.words for token in fact.tokens)
-    if fact.kind == "date":
-        assert fact.date is not None
+    if fact.date is not None:  # a date fact (the only kind with a date)
         year, month, day = fact.date
         for y, m, d in evidence.dates:
             if m != month or (day is not None and d != day):

@@ -51,7 +51,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from persona_metrics.text_services import NLTK_ENGLISH_STOPWORDS, STOPWORDS_NAME
+from persona_metrics.text_services import MONTH_NAMES, NLTK_ENGLISH_STOPWORDS, STOPWORDS_NAME, WEEKDAY_NAMES
 from persona_metrics.vert.vectors import WordVectors
 from persona_metrics.vert.wmd import PreparedText
 
@@ -99,13 +99,11 @@ DIRECTIONAL_PAIRS: tuple[tuple[str, str], ...] = (
     ("better", "worse"), ("improve", "worsen"), ("success", "failure"), ("succeed", "fail"),
 )  # fmt: skip
 #: Capitalised words that are not names: months and weekdays (a moved date is not a swap of roles).
-NOT_NAMES: frozenset[str] = frozenset(
-    "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday".split()
-)
+NOT_NAMES: frozenset[str] = frozenset(name.lower() for name in (*MONTH_NAMES, *WEEKDAY_NAMES))
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)")
 _SENTENCE_END = (".", "!", "?")
 _STRIP = string.punctuation + "“”‘’«»…"
+_STRIP_BUT_PERCENT = _STRIP.replace("%", "")
 
 WORD, UNKNOWN, NEGATION, NUMBER = "word", "unknown", "negation", "number"
 #: The signature fields this preparation and cost replace (the constants are part of the name).
@@ -158,7 +156,7 @@ def tokens_of(text: str) -> list[Token]:
         stripped = token.strip(_STRIP)
         if stripped:
             following = raw[k + 1].strip(_STRIP).lower() if k + 1 < len(raw) and not initial_after(token) else ""
-            unit = "percent" if token.rstrip(_STRIP.replace("%", "")).endswith("%") else following
+            unit = "percent" if token.rstrip(_STRIP_BUT_PERCENT).endswith("%") else following
             out.append(Token(stripped.lower(), stripped[0].isupper(), initial, unit))
             initial = False
         if initial_after(token):
