@@ -81,6 +81,21 @@ def test_recall_precision_completeness_by_hand() -> None:
     assert [c for _, c in out.sentences] == pytest.approx([1.0, 0.8])
 
 
+def test_a_list_reads_as_its_items() -> None:
+    """A summary written as a list is read item by item, as robust coherence reads it (§2.1, §3.1).
+
+    Each marker style gives the sentences "Alpha beta gamma." and "Delta." and so the by-hand values of
+    test_recall_precision_completeness_by_hand; before, Punkt read an unpunctuated list as one sentence with its
+    markers in it (a vector the fake encoder does not have).
+    """
+    topics = [("Topic one.", 3.0), ("Topic two.", 1.0)]
+    prose = C.recall_precision_completeness("Alpha beta gamma. Delta.", "Topic one. Topic two.", topics, fake_embed)
+    for summary in ("- Alpha beta gamma\n- Delta", "1. Alpha beta gamma\n2. Delta", "1) Alpha beta gamma.\n2) Delta."):
+        out = C.recall_precision_completeness(summary, "Topic one. Topic two.", topics, fake_embed)
+        assert [s for s, _ in out.sentences] == ["Alpha beta gamma.", "Delta."], summary
+        assert (out.score, out.recall, out.precision) == (prose.score, prose.recall, prose.precision), summary
+
+
 def test_blank_summary_or_source_scores_zero() -> None:
     topics = [("Topic one.", 1.0)]
     for summary, source in (("", "Topic one."), ("  ", "Topic one."), ("Delta.", ""), ("Delta.", " \n")):
@@ -128,7 +143,7 @@ def test_default_is_the_original_unchanged(both) -> None:
 
 def test_variant_result_and_per_item(both) -> None:
     result = both[METHOD]
-    assert "|completeness:tfidf-top10-graded-recall-sentence-precision-f1.5|" in result.signature
+    assert "|completeness:tfidf-top10-graded-recall-sentence-precision-f1.5-v2|" in result.signature
     per = result.per_item()
     assert per["completeness_recall"] == [d.recall for d in result.topics]
     assert per["completeness_precision"] == [d.precision for d in result.topics]

@@ -188,8 +188,11 @@ def best_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def recall_precision_sentences(text: str) -> list[str]:
-    """The sentences of a summary or a source that the recall_precision method embeds (none for a blank text)."""
-    return sentences_of(text) if text.strip() else []
+    """The sentences of a summary or a source that the recall_precision method embeds (none for a blank text).
+
+    They are :func:`robust_reading`'s: a list's items as sentences, prose as its Punkt sentences (§2.1).
+    """
+    return robust_reading(text).sentences if text.strip() else []
 
 
 def recall_precision_completeness(

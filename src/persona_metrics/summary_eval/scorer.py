@@ -49,7 +49,7 @@ SOME_INVALID_NOTE = (
 #: The signature's ``completeness:`` value of each completeness method.
 COMPLETENESS_SIGNATURES = {
     "original": "tfidf-top10-cos0.4-r0.7-i0.3",
-    "recall_precision": "tfidf-top10-graded-recall-sentence-precision-f1.5",
+    "recall_precision": "tfidf-top10-graded-recall-sentence-precision-f1.5-v2",
 }
 #: The signature's ``consistency:`` value: the offline fact check of ``summary_eval/consistency.py``.
 CONSISTENCY_SIGNATURE = "surface-facts-v1"
