@@ -6,13 +6,17 @@ lack a GloVe vector: nothing is left of them), and antonyms, whose vectors are c
 changes the preparation and the ground cost, and nothing else: the transport, the cap and the formula
 ``½ · (1 + sim − min(WMD, cap) / α)`` stay as they are.
 
-1. tokens: whitespace tokens with punctuation stripped from both ends (``"2015."`` → ``2015``), compared
-   lower-cased; sentences end after a token ending in ``.``, ``!`` or ``?``;
+1. tokens: whitespace tokens with punctuation stripped from both ends (``"2015."`` → ``2015``), but for a sign or
+   a decimal point before a digit (``(-12%)`` → ``-12``, ``.5``), compared lower-cased; sentences end after a
+   token ending in ``.``, ``!`` or ``?`` that is no abbreviation (:data:`ABBREVIATIONS`: ``Mr.``, ``Inc.``);
 2. kinds: negations (:data:`NEGATIONS`, every token ending in ``n't``, and :data:`NEGATING_VERBS` before "to":
-   "failed to win") and numbers (digits, the words zero to twelve, and any token with a digit: ``3-1``) are kept
-   whatever the stopword list says; a number carries its **unit**, the token after it (``%`` reads ``percent``);
-   the other stopwords are dropped as before, but for "won" (:data:`KEPT_STOPWORDS`); a word without a vector
-   is **kept as itself** (an *unknown* token) instead of being dropped;
+   "failed to win") and numbers (digits with an optional sign, the words zero to twelve, and any token with a
+   digit: ``3-1``) are kept whatever the stopword list says; a number carries its **unit**, the token after it;
+   a percent sign or word after it (:data:`PERCENT_WORDS`: ``%``, ``percent``, ``per cent``, ``pct``) is its
+   unit ``percent`` and no token of its own; "one" after "no", "any", "each", "every", "some", "the", "this"
+   or before "of", "another" is the pronoun, not a number, and is dropped (:func:`is_pronoun_one`); the other
+   stopwords are dropped as before, but for "won" (:data:`KEPT_STOPWORDS`); a word without a vector is **kept
+   as itself** (an *unknown* token) instead of being dropped;
 3. each kept token is its own unit of mass (1 / the number of kept tokens);
 4. **names**: a token written with a capital letter inside a sentence (or anywhere, when it has no vector) in
    either text, other than a month or a weekday, is a name; each name that occurs once in each text carries the
@@ -100,7 +104,21 @@ DIRECTIONAL_PAIRS: tuple[tuple[str, str], ...] = (
 )  # fmt: skip
 #: Capitalised words that are not names: months and weekdays (a moved date is not a swap of roles).
 NOT_NAMES: frozenset[str] = frozenset(name.lower() for name in (*MONTH_NAMES, *WEEKDAY_NAMES))
+#: Abbreviations, as written, whose full stop ends no sentence: titles before a name, name and company suffixes,
+#: "No." before a number ("Mr. Smith beat Mr. Jones": Smith and Jones stand inside their sentence).
+ABBREVIATIONS: frozenset[str] = frozenset(
+    {"Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Gen", "Sen", "Rep", "Gov", "Lt", "Col", "Capt", "Sgt", "Rev", "Inc",
+     "Co", "Corp", "Jr", "Sr", "No", "vs"}
+)  # fmt: skip
+#: A percent sign or word after a number, as lower-cased tokens: the number's unit ``percent``, not tokens of their
+#: own ("12%", "12 %", "12 percent", "12 per cent" and "12 pct" read alike).
+PERCENT_WORDS: tuple[tuple[str, ...], ...] = (("%",), ("percent",), ("per", "cent"), ("pct",))
+#: "one" is the pronoun, not the number 1, after these words ("no one", "each one", "the one") ...
+ONE_PRONOUN_AFTER: frozenset[str] = frozenset({"no", "any", "each", "every", "some", "the", "this"})
+#: ... or before these ("one of them", "one another").
+ONE_PRONOUN_BEFORE: frozenset[str] = frozenset({"of", "another"})
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)")
+_SIGN = re.compile(r"[+-]?\.?")
 _SENTENCE_END = (".", "!", "?")
 _STRIP = string.punctuation + "“”‘’«»…"
 _STRIP_BUT_PERCENT = _STRIP.replace("%", "")
@@ -112,7 +130,7 @@ MEANING_FIELDS: dict[str, str] = {
     "stopwords": f"{STOPWORDS_NAME}-keep-negations-won",
     "oov": f"keep-unknown{UNKNOWN_COST:g}",
     "wmd": (
-        f"emd-meaning2-flip{FLIP_COST:g}-unit{UNIT_COST:g}-names{ORDER_COST:g}"
+        f"emd-meaning3-flip{FLIP_COST:g}-unit{UNIT_COST:g}-names{ORDER_COST:g}"
         f"-antonyms-wordnet+{len(DIRECTIONAL_PAIRS)}"
     ),
 }
@@ -124,10 +142,20 @@ def is_negation(token: str) -> bool:
 
 
 def number_value(token: str) -> float | None:
-    """The value of a number token (``1,200`` → 1200.0, ``seven`` → 7.0), or None."""
+    """The value of a number token (``1,200`` → 1200.0, ``-3.5``, ``.5``, ``seven`` → 7.0), or None."""
     if _NUMBER.fullmatch(token):
         return float(token.replace(",", ""))
     return NUMBER_WORDS.get(token)
+
+
+def is_number(token: str) -> bool:
+    """Whether ``token`` (lower-cased, stripped) is a number: a value (:func:`number_value`) or text with a digit."""
+    return number_value(token) is not None or any(c.isdigit() for c in token)
+
+
+def is_pronoun_one(token: Token) -> bool:
+    """Whether ``token`` is the pronoun "one" ("no one", "one of them"), not the number 1 (module docstring)."""
+    return token.text == "one" and (token.before in ONE_PRONOUN_AFTER or token.unit in ONE_PRONOUN_BEFORE)
 
 
 @dataclass(frozen=True)
@@ -135,38 +163,71 @@ class Token:
     """One token of a text, with what the preparation reads of it.
 
     Attributes:
-        text: lower-cased, punctuation stripped from both ends.
+        text: lower-cased, punctuation stripped from both ends (a sign or decimal point before a digit kept).
         capital: written with a capital letter.
         initial: the first token of its sentence.
-        unit: the next token of its sentence, lower-cased and stripped (``percent`` after ``%``; "" at the end).
+        unit: the next token of its sentence, lower-cased and stripped (``percent`` for a number before a percent
+            sign or word, :data:`PERCENT_WORDS`; "" at the end).
+        before: the previous token of its sentence, lower-cased and stripped ("" at the start).
     """
 
     text: str
     capital: bool
     initial: bool
     unit: str
+    before: str
 
 
 def tokens_of(text: str) -> list[Token]:
     """The tokens of ``text`` (module docstring, step 1), each with what the later steps read."""
     out: list[Token] = []
-    raw = text.replace("’", "'").split()
-    initial = True
-    for k, token in enumerate(raw):
-        stripped = token.strip(_STRIP)
-        if stripped:
-            following = raw[k + 1].strip(_STRIP).lower() if k + 1 < len(raw) and not initial_after(token) else ""
-            unit = "percent" if token.rstrip(_STRIP_BUT_PERCENT).endswith("%") else following
-            out.append(Token(stripped.lower(), stripped[0].isupper(), initial, unit))
-            initial = False
-        if initial_after(token):
-            initial = True
+    raw = text.replace("’", "'").replace("\u2212", "-").split()  # U+2212, the minus sign
+    cores = [_core(token) for token in raw]
+    initial, before, k = True, "", 0
+    while k < len(raw):
+        token, core = raw[k], cores[k]
+        ends = initial_after(token)
+        percent = 0 if ends or not is_number(core.lower()) else _percent_words(raw, k + 1)
+        if core:
+            following = cores[k + 1].lower() if k + 1 < len(raw) and not ends else ""
+            unit = "percent" if percent or token.rstrip(_STRIP_BUT_PERCENT).endswith("%") else following
+            out.append(Token(core.lower(), core[0].isupper(), initial, unit, before))
+            initial, before = False, core.lower()
+        k += 1 + percent  # a percent word is the number's unit, no token of its own
+        if initial_after(raw[k - 1]):
+            initial, before = True, ""
     return out
 
 
+def _core(token: str) -> str:
+    """``token`` with punctuation stripped from both ends, but for a sign or a decimal point before a digit."""
+    core = token.strip(_STRIP)
+    if core[:1].isdigit():
+        lead = token[: len(token) - len(token.lstrip(_STRIP))]
+        for sign in (lead[-2:], lead[-1:]):  # "(-12%)" → "-12", "-.5" → "-.5", "+3" → "+3"
+            if _SIGN.fullmatch(sign):
+                return sign + core
+    return core
+
+
+def _percent_words(raw: list[str], k: int) -> int:
+    """How many tokens from ``raw[k]`` on spell a percent sign or word (:data:`PERCENT_WORDS`) in one sentence."""
+    for words in PERCENT_WORDS:
+        span = raw[k : k + len(words)]
+        stripped = [token.strip(_STRIP_BUT_PERCENT).lower() for token in span]
+        if stripped == list(words) and not any(map(initial_after, span[:-1])):
+            return len(words)
+    return 0
+
+
 def initial_after(token: str) -> bool:
-    """Whether a sentence ends after ``token`` (it ends in ``.``, ``!`` or ``?``, before closing quotes)."""
-    return token.rstrip("\"'”’)»").endswith(_SENTENCE_END)
+    """Whether a sentence ends after ``token``.
+
+    It does when ``token`` ends in ``.``, ``!`` or ``?`` (before closing quotes) and is no abbreviation
+    (:data:`ABBREVIATIONS`: "Mr." ends no sentence).
+    """
+    closed = token.rstrip("\"'”’)»")
+    return closed.endswith(_SENTENCE_END) and not (closed.endswith(".") and token.strip(_STRIP) in ABBREVIATIONS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -294,7 +355,9 @@ def _kind(token: Token, vectors: WordVectors) -> str | None:
     """The token's kind, or None when it is dropped (a stopword)."""
     if is_negation(token.text) or (token.unit == "to" and base_forms(token.text) & NEGATING_VERBS):
         return NEGATION
-    if number_value(token.text) is not None or any(c.isdigit() for c in token.text):
+    if is_pronoun_one(token):
+        return None  # the pronoun "one" ("no one", "one of"): a function word, dropped with the stopwords
+    if is_number(token.text):
         return NUMBER
     if token.text in NLTK_ENGLISH_STOPWORDS and token.text not in KEPT_STOPWORDS:
         return None
