@@ -174,6 +174,105 @@ def test_doctests() -> None:
     assert doctest.testmod(K(), raise_on_error=False).failed == 0
 
 
+# --- v2: the reviewer's defects of v1 (each expectation worked out by hand from the v2 rules) ---------------------
+def outcome(summary: str, source: str) -> tuple[float, int, tuple[str, ...]]:
+    out = K().check(summary, source)
+    return out.score, out.checked, out.unsupported
+
+
+def test_v2_capital_scale_suffixes_after_a_currency() -> None:
+    # "$2.4B" = 2.4e9 = "$2.4 billion"; "$5 million" = 5e6 = "$5M"; "$7M" = 7e6 is 2e6 from 5e6 (unit 1e6): 0 of 1
+    assert outcome("Sales were $2.4B.", "Sales were $2.4 billion.") == (1.0, 1, ())
+    assert outcome("Sales were $5 million.", "Sales were $5M.") == (1.0, 1, ())
+    assert outcome("Sales were $7M.", "Sales were $5 million.") == (0.0, 1, ("$7M",))
+    assert values("It paid $3BN.") == [("number", 3e9)]
+    assert values("It paid $5MN.") == [("number", 5e6)]
+    assert values("It paid €5K.") == [("number", 5e3)]
+    # without a currency a capital letter is not a scale ("5M" may be a product or a size): not a fact, as in v1
+    assert values("It sells a 5M cable.") == []
+
+
+def test_v2_list_markers_are_not_facts() -> None:
+    # the markers "1." and "2." are blanked: the facts are 5% and 3%, both in the source: 2 of 2
+    summary = "1. Profit fell 5%.\n2. Sales rose 3%."
+    assert outcome(summary, "Profit fell 5 percent and sales rose 3 percent.") == (1.0, 2, ())
+    # in the source too: its numbers are 5 and 3 only, so the summary's 2 is unsupported: 0 of 1
+    assert outcome("It has 2 plants.", "1. It has 5 plants.\n2. It sold 3.") == (0.0, 1, ("2",))
+    assert values("- Sales rose 4%.\n* Costs fell 2%.\n• Margins held.\n3) Debt fell 1%.") == [
+        ("percent", 4.0),
+        ("percent", 2.0),
+        ("percent", 1.0),
+    ]
+
+
+def test_v2_a_number_with_a_thousands_separator_is_never_a_year() -> None:
+    # "March 3" and "3 March" are (None, 3, 3); 2,000 is 2000 in both: 2 of 2
+    assert outcome("On March 3, 2,000 people marched.", "On 3 March, 2,000 people marched.") == (1.0, 2, ())
+    assert values("On March 3, 2,000 people marched.") == [("date", (None, 3, 3)), ("number", 2000.0)]
+
+
+def test_v2_a_range_shares_its_second_number_s_scale_and_unit() -> None:
+    # "3 to 4 million": 3e6 and 4e6, as "3 million to 4 million": 2 of 2
+    assert outcome("Costs will be 3 to 4 million.", "Costs will be 3 million to 4 million.") == (1.0, 2, ())
+    # "5-10%" and "5–10%": 5% and 10%, as "between 5% and 10%": 2 of 2
+    assert outcome("Prices rose 5-10%.", "Prices rose between 5% and 10%.") == (1.0, 2, ())
+    assert outcome("Prices rose 5–10%.", "Prices rose between 5% and 10%.") == (1.0, 2, ())
+    # "$1.5-2bn": 1.5e9 and 2e9, as "$1.5bn to $2bn": 2 of 2
+    assert outcome("Costs will be $1.5-2bn.", "Costs will be $1.5bn to $2bn.") == (1.0, 2, ())
+    # a year before "to" is not the start of a range (as in v1)
+    assert values("Sales grew in 2024 to 5 million.") == [("number", 2024.0), ("number", 5e6)]
+
+
+@pytest.mark.parametrize("opener", ["Following", "Amid", "Unlike", "Including", "Citing", "Excluding"])
+def test_v2_a_name_is_not_glued_to_a_sentence_opening_word(opener: str) -> None:
+    # the opener is a common word (COMMON_OPENERS), dropped at a sentence start and glued to no name:
+    # the only fact is Valtro's (valtro in the source): 1 of 1
+    assert outcome(f"{opener} Valtro's results, shares rose.", "Valtro's results lifted shares.") == (1.0, 1, ())
+
+
+def test_v2_a_name_never_joins_across_a_line_break() -> None:
+    # "Summary" opens its line (after "## "), alone and written nowhere inside a sentence: not a name;
+    # "Valtro's" is a possessive sentence opener: valtro, in the source: 1 of 1
+    assert outcome("## Summary\nValtro's shares rose.", "Valtro's shares rose.") == (1.0, 1, ())
+    assert outcome("Summary\nValtro's shares rose.", "Valtro's shares rose.") == (1.0, 1, ())
+    assert values("Shares of Halden\nValtro rose.") == [("entity", ("halden",))]
+
+
+@pytest.mark.parametrize("title", ["Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "St.", "Gen.", "Sen.", "Rep.", "Gov."])
+def test_v2_a_title_s_full_stop_does_not_end_a_sentence(title: str) -> None:
+    # "Jones" follows a title, not a sentence end: it is a name, and the source names Smith only: 0 of 1
+    assert outcome(f"{title} Jones said sales fell.", f"{title} Smith said sales fell.") == (0.0, 1, ("Jones",))
+
+
+def test_v2_names_with_accented_letters() -> None:
+    # "Zoë Müller" is one two-word name, absent from the source: 0 of 1
+    assert outcome("Zoë Müller resigned.", "Anna Schmidt resigned.") == (0.0, 1, ("Zoë Müller",))
+    # "José García": both words in the source: 1 of 1, checked as written
+    assert outcome("José García resigned.", "José García resigned.") == (1.0, 1, ())
+    assert [f.text for f in K().facts("José García resigned.")] == ["José García"]
+
+
+def test_v2_hyphenated_and_and_number_words() -> None:
+    # "seven-year" reads 7, as "7-year" does: 1 of 1 either way
+    assert outcome("It signed a 7-year deal.", "It signed a seven-year deal.") == (1.0, 1, ())
+    assert outcome("It signed a seven-year deal.", "It signed a 7-year deal.") == (1.0, 1, ())
+    # "two hundred and fifty" is 2 × 100 + 50 = 250: 1 of 1
+    assert outcome("It hired two hundred and fifty staff.", "It hired 250 staff.") == (1.0, 1, ())
+    assert values("It hired two hundred and fifty staff.") == [("number", 250.0)]
+    # ordinals and fractions stay no fact (as in v1); "two and three" are two numbers
+    assert values("Its twenty-fifth year; two-thirds of staff.") == []
+    assert values("It cut two and hired three.") == [("number", 2.0), ("number", 3.0)]
+
+
+def test_v2_a_sign_counts_and_overflowing_numbers_are_not_equal() -> None:
+    # -5 is not 5: 0 of 1
+    assert outcome("It was -5 degrees.", "It was 5 degrees.") == (0.0, 1, ("-5",))
+    assert outcome("It was −5 degrees.", "It was −5 degrees.") == (1.0, 1, ())
+    # two different 400-digit numbers are beyond a float: never called equal, so unsupported: 0 of 1
+    big, other = "1" * 400, "2" * 400
+    assert outcome(f"It counted {big} grains.", f"It counted {other} grains.") == (0.0, 1, (big,))
+
+
 # --- the development cases -----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_development_cases(case) -> None:
@@ -211,7 +310,7 @@ def test_result_carries_consistency_everywhere(scored) -> None:
     assert out["per_item"]["consistency"] == [1.0, 7 / 8, 1.0]
     assert out["per_item"]["unsupported_facts"] == [[], [case.number[1]], []]
     assert out["per_item"]["checked_facts"] == [8, 8, 0]
-    assert "|consistency:surface-facts-v1|" in result.signature
+    assert "|consistency:surface-facts-v2|" in result.signature
 
 
 def test_consistency_is_never_part_of_overall() -> None:

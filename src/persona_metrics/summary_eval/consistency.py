@@ -29,13 +29,15 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from persona_metrics.summary_eval.formulas import LIST_ITEM
 from persona_metrics.text_services import MONTH_NAMES, NLTK_ENGLISH_STOPWORDS, WEEKDAY_NAMES
 
 # --- the vocabulary ----------------------------------------------------------------------------------------------
 #: Scale words after a number ("2.4 billion").
 SCALE_WORDS: dict[str, float] = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 #: Scale suffixes written against the number ("2.4bn", "$5m", "$50k"); "bn", "mn", "mln", "tn" and "trn" may
-#: also follow a space ("2.4 bn"). "m" is read as million (news style), never as metres.
+#: also follow a space ("2.4 bn"). "m" is read as million (news style), never as metres. In capitals ("$2.4B",
+#: "$5M", "$3BN") only after a currency: "5M" alone may be a product or a size and is no fact.
 SCALE_SUFFIXES: dict[str, float] = {
     "k": 1e3, "m": 1e6, "mn": 1e6, "mln": 1e6, "b": 1e9, "bn": 1e9, "t": 1e12, "tn": 1e12, "trn": 1e12,
 }  # fmt: skip
@@ -49,6 +51,14 @@ UNIT_WORDS: dict[str, int] = {
 TENS_WORDS: dict[str, int] = {
     "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
 }  # fmt: skip
+#: Ordinals and fractions: a number word hyphenated to one of them ("twenty-fifth", "two-thirds") is no number.
+ORDINAL_WORDS: frozenset[str] = frozenset(
+    """
+    first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth
+    sixteenth seventeenth eighteenth nineteenth twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth
+    ninetieth hundredth thousandth millionth billionth half halves quarter
+    """.split()
+)
 #: Month names (capitalised, as written in dates) and their numbers; abbreviations may carry a full stop.
 MONTHS: dict[str, int] = {name: k + 1 for k, name in enumerate(MONTH_NAMES)} | {
     "Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "Jun": 6, "Jul": 7, "Aug": 8, "Sep": 9, "Sept": 9, "Oct": 10, "Nov": 11,
@@ -77,6 +87,8 @@ COMMON_OPENERS: frozenset[str] = frozenset(
     analysts investors officials executives shares sales revenue profit profits prices costs demand output
     earnings growth workers customers residents experts critics officers police lawmakers regulators
     according asked speaking last first second third new top major total annual quarterly full half net
+    amid amidst unlike like following including excluding citing using regarding concerning considering given via
+    against across along beyond toward towards besides except throughout alongside behind beside barring pending
     chief executive president chairman director spokesman spokeswoman spokesperson minister mayor governor
     company companies group firm bank government city state country market markets report reports
     """.split()
@@ -87,11 +99,15 @@ TITLE_WORDS: frozenset[str] = frozenset(
     """
     chief executive officer president vice chairman chairwoman chair director minister prime secretary mayor
     governor senator judge general manager founder spokesman spokeswoman spokesperson mr mrs ms dr prof sir
+    sen rep gov gen
     """.split()
 )
+#: Abbreviated titles whose full stop ends no sentence ("Mr. Jones": Jones does not open a sentence).
+ABBREVIATED_TITLES: frozenset[str] = frozenset("Mr Mrs Ms Dr Prof St Gen Sen Rep Gov".split())
 _CONNECTORS = frozenset({"of", "&", "de", "du", "van", "von", "der", "la", "le", "del", "da"})
-#: What may stand between two capitalised words of one name: a space, a hyphen, or a connector between spaces.
-_JOIN = re.compile(r"\s+|-|\s+(?:" + "|".join(sorted(_CONNECTORS)) + r")\s+")
+#: What may stand between two capitalised words of one name: spaces (never a line break), a hyphen, or a connector
+#: between spaces.
+_JOIN = re.compile(r"[^\S\r\n]+|-|[^\S\r\n]+(?:" + "|".join(sorted(_CONNECTORS)) + r")[^\S\r\n]+")
 
 # --- the patterns ------------------------------------------------------------------------------------------------
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
@@ -105,7 +121,7 @@ _DATE_PATTERNS = tuple(
         rf"\b{_MONTH}\s+{_DAY}(?:,\s*|\s+){_YEAR}\b",
         rf"(?<![\w.,]){_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b",
         rf"\b{_MONTH},?\s+{_YEAR}\b",
-        rf"\b{_MONTH}\s+{_DAY}\b(?!,?\s*\d)",
+        rf"\b{_MONTH}\s+{_DAY}\b(?!,?\s*(?!\d{{1,3}}(?:,\d{{3}})+\b)\d)",  # "2,000" after it is no year
         rf"(?<![\w.,]){_DAY}\s+(?:of\s+)?{_MONTH}(?![\w])",
         r"(?<![\w.,-])(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})(?![\w-])",
     )
@@ -114,18 +130,29 @@ _DATE_PATTERNS = tuple(
 _PERCENT = r"\s?%|\s+(?:percent|per\s+cent|pct|percentage\s+points?)\b"
 _CURRENCY = r"(?:[A-Z]{0,2}\$|€|£|¥|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD)\s?)"
 _NUMBER = re.compile(
-    rf"(?<![\w.,]){_CURRENCY}?(?P<int>\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.(?P<dec>\d+))?"
-    r"(?:(?P<suffix>k|m|mn|mln|bn|b|tn|trn|t)\b|\s(?P<spaced>bn|mn|mln|trn|tn)\b"
-    r"|\s+(?P<scale>thousand|million|billion|trillion)\b)?"
+    rf"(?<![\w.,])(?P<sign>[-−](?=\d))?(?P<cur>{_CURRENCY})?(?P<int>\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.(?P<dec>\d+))?"
+    r"(?:(?P<suffix>k|m|mn|mln|bn|b|tn|trn|t)\b|(?(cur)(?P<upper>K|M|MN|MLN|BN|B|TN|TRN|T)\b|(?!))"
+    r"|\s(?P<spaced>bn|mn|mln|trn|tn)\b|\s+(?P<scale>thousand|million|billion|trillion)\b)?"
     rf"(?P<pct>{_PERCENT})?"
     r"(?![A-Za-z0-9])"
 )
 _PERCENT_AFTER = re.compile(_PERCENT)
-_NUMBER_WORD = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)?\b")
-#: Word tokens: dotted acronyms ("U.S.") or letters and digits with an optional apostrophe part ("Valtro's").
-_WORD = re.compile(r"(?:[A-Za-z]\.){2,}|[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
-#: What may stand between a sentence break and the sentence's first word.
-_OPENING_MARKS = " \t\"'“‘(["
+#: Between the two numbers of a range ("3 to 4 million", "5-10%", "5–10%").
+_RANGE = re.compile(r"\s*[-–]\s*|\s+to\s+")
+_NUMERAL = "|".join(sorted(UNIT_WORDS.keys() | TENS_WORDS.keys() | SCALE_WORDS.keys() | {"hundred"}))
+#: A run of number words joined by spaces or hyphens, "and" after "hundred" or a scale word before a unit or tens
+#: word ("two hundred and fifty"); not hyphenated to an ordinal or a fraction ("twenty-fifth", "two-thirds").
+_NUMBER_WORDS = re.compile(
+    rf"(?<![\w-])(?:{_NUMERAL})(?:(?:\s+|-|(?:(?<=hundred)|(?<=thousand)|(?<=million)|(?<=billion)|(?<=trillion))"
+    rf"\s+and\s+(?=(?:{'|'.join(sorted(UNIT_WORDS.keys() | TENS_WORDS.keys()))})\b))(?:{_NUMERAL}))*\b"
+    rf"(?!-(?:{'|'.join(sorted(ORDINAL_WORDS))})s?\b)",
+    re.IGNORECASE,
+)
+#: Word tokens: dotted acronyms ("U.S.") or letters (any script) and digits with an optional apostrophe part
+#: ("Valtro's", "García").
+_WORD = re.compile(r"(?:[^\W\d_]\.){2,}|[^\W_]+(?:['’][^\W\d_]+)?")
+#: What may stand between a sentence break and the sentence's first word (quotes, brackets, Markdown's # and *).
+_OPENING_MARKS = " \t\"'“‘([#*"
 
 
 @dataclass(frozen=True)
@@ -259,73 +286,86 @@ def _masked(text: str, spans: Iterable[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
+def _scale(match: re.Match[str]) -> float:
+    """The scale that a number's suffix or scale word gives it (1.0 without one)."""
+    suffix = match["suffix"] or match["upper"] or match["spaced"]
+    return SCALE_SUFFIXES[suffix.lower()] if suffix else SCALE_WORDS[match["scale"]] if match["scale"] else 1.0
+
+
 def _numbers(text: str) -> tuple[list[tuple[int, Fact]], list[tuple[int, int]]]:
-    """The written numbers and percentages of ``text`` (dates already blanked)."""
+    """The written numbers and percentages of ``text`` (dates already blanked).
+
+    A leading minus sign counts. In a range "A to B", "A-B" or "A–B" whose A has neither scale nor percent, A takes
+    B's ("3 to 4 million": 3e6; "5-10%": 5%), unless A is a four-digit whole number (a year: "in 2024 to 5m").
+    """
     found: list[tuple[int, Fact]] = []
     spans: list[tuple[int, int]] = []
-    for match in _NUMBER.finditer(text):
-        suffix = match["suffix"] or match["spaced"]
-        scale = SCALE_SUFFIXES[suffix] if suffix else SCALE_WORDS[match["scale"]] if match["scale"] else 1.0
+    matches = list(_NUMBER.finditer(text))
+    for k, match in enumerate(matches):
+        after = matches[k + 1] if k + 1 < len(matches) else None
+        scale, percent = _scale(match), match["pct"]
+        bare = scale == 1.0 and not percent and (len(match["int"]) != 4 or match["dec"])
+        if bare and after and _RANGE.fullmatch(text, match.end(), after.start()):
+            scale, percent = _scale(after), after["pct"]
         value, unit = number_value(match["int"], match["dec"], scale)
-        kind = "percent" if match["pct"] else "number"
-        found.append((match.start(), Fact(kind, match.group(0).strip(), value, unit)))
+        kind = "percent" if percent else "number"
+        found.append((match.start(), Fact(kind, match.group(0).strip(), -value if match["sign"] else value, unit)))
         spans.append(match.span())
     return found, spans
 
 
 def _number_words(text: str) -> tuple[list[tuple[int, Fact]], list[tuple[int, int]]]:
-    """Runs of number words ("seven", "twenty-five", "two million"), with a following percent sign or word."""
+    """Runs of number words (:data:`_NUMBER_WORDS`), with a following percent sign or word.
+
+    A run hyphenated to another word is still read ("seven-year": 7); a run that opens with a scale word or
+    "hundred" ("a million") is not.
+    """
     found: list[tuple[int, Fact]] = []
     spans: list[tuple[int, int]] = []
-    words = list(_NUMBER_WORD.finditer(text))
-    known = UNIT_WORDS.keys() | TENS_WORDS.keys() | SCALE_WORDS.keys() | {"hundred"}
-    i = 0
-    while i < len(words):
-        j = i
-        while j < len(words) and all(p in known for p in words[j].group(0).lower().split("-")):
-            if j > i and text[words[j - 1].end() : words[j].start()].strip():
-                break  # a run is words separated by spaces only
-            j += 1
-        if j == i:
-            i += 1
+    for match in _NUMBER_WORDS.finditer(text):
+        words = [w for w in re.split(r"[\s-]+", match.group(0).lower()) if w != "and"]
+        parsed = words_value(words)
+        if parsed is None or words[0] in SCALE_WORDS or words[0] == "hundred":
             continue
-        run = words[i:j]
-        parsed = words_value([w.group(0) for w in run])
-        if parsed is not None and run[0].group(0).lower() not in SCALE_WORDS and run[0].group(0).lower() != "hundred":
-            end = run[-1].end()
-            percent = _PERCENT_AFTER.match(text, end)
-            kind = "percent" if percent else "number"
-            end = percent.end() if percent else end
-            found.append((run[0].start(), Fact(kind, text[run[0].start() : end], *parsed)))
-            spans.append((run[0].start(), end))
-        i = j
+        percent = _PERCENT_AFTER.match(text, match.end())
+        end = percent.end() if percent else match.end()
+        found.append((match.start(), Fact("percent" if percent else "number", text[match.start() : end], *parsed)))
+        spans.append((match.start(), end))
     return found, spans
 
 
 def _at_sentence_start(text: str, start: int) -> bool:
     """Whether ``start`` opens a sentence.
 
-    Only spaces, opening quotes or brackets stand between it and the text's start, a line break or a ``.``, ``!``,
-    ``?``, ``:`` or ``;``.
+    Only spaces, opening quotes, brackets, ``#`` or ``*`` stand between it and the text's start, a line break or a
+    ``.``, ``!``, ``?``, ``:`` or ``;``; a ``.`` after an abbreviated title (:data:`ABBREVIATED_TITLES`) ends none.
 
     >>> _at_sentence_start('He left. "Valtro', 10), _at_sentence_start("Sales at Valtro", 9)
+    (True, False)
+    >>> _at_sentence_start("## Valtro", 3), _at_sentence_start("Mr. Jones", 4)
     (True, False)
     """
     i = start
     while i > 0 and text[i - 1] in _OPENING_MARKS:
         i -= 1
-    return i == 0 or text[i - 1] in ".!?:;\n"
+    if i == 0 or text[i - 1] in "!?:;\n":
+        return True
+    j = i - 1
+    while j > 0 and text[j - 1].isalnum():
+        j -= 1
+    return text[i - 1] == "." and text[j : i - 1] not in ABBREVIATED_TITLES
 
 
 def _entities(text: str, masked: str, common: frozenset[str], names: frozenset[str]) -> list[tuple[int, Fact]]:
     """Runs of capitalised words that are not common words: the entities of ``text``.
 
     The words are read in ``masked`` (``text`` with its figures blanked), joined over a space, a hyphen or a
-    connector ("of", "&", "de", …); sentence starts are read in ``text``. A word at a sentence start is dropped
-    when it is common (:data:`COMMON_OPENERS`, NLTK's stop words, ``common``); alone (not joined to another
-    capitalised word) it counts only when possessive ("Valtro's") or among ``names``, the words written
-    capitalised inside a sentence: "Fishing groups object" names nothing, "Halden recalled" names Halden when the
-    source writes "shares of Halden".
+    connector ("of", "&", "de", …), never over a line break; sentence starts are read in ``text``. A word at a
+    sentence start is dropped, and joins no name ("Following Valtro's" is Valtro's), when it is common
+    (:data:`COMMON_OPENERS`, NLTK's stop words, ``common``); alone (not joined to another capitalised word) it
+    counts only when possessive ("Valtro's") or among ``names``, the words written capitalised inside a sentence:
+    "Fishing groups object" names nothing, "Halden recalled" names Halden when the source writes "shares of
+    Halden".
     """
     runs: list[list[re.Match[str]]] = [[]]
     opening: set[int] = set()
@@ -396,6 +436,7 @@ def facts(text: str, common: Iterable[str] = (), names: Iterable[str] = ()) -> l
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a string, got {type(text).__name__}")
+    text = without_list_markers(text)
     figures, rest = _figures(text)
     common = frozenset(common) | lower_case_words(text)
     entities = _entities(text, rest, common, frozenset(names) | inner_names(text))
@@ -410,6 +451,22 @@ def facts(text: str, common: Iterable[str] = (), names: Iterable[str] = ()) -> l
             seen.add(fact.key)
             out.append(fact)
     return out
+
+
+def without_list_markers(text: str) -> str:
+    r"""``text`` with the marker of each list item blanked (offsets kept): "1.", "2)", "-", "•" are no facts.
+
+    The markers are those of :data:`~persona_metrics.summary_eval.formulas.LIST_ITEM`.
+
+    >>> without_list_markers("1. Sales rose 5%.\n- Costs fell.")
+    '   Sales rose 5%.\n  Costs fell.'
+    """
+    spans, offset = [], 0
+    for line in text.splitlines(keepends=True):
+        if item := LIST_ITEM.match(line):
+            spans.append((offset + item.end(1), offset + item.start(2)))
+        offset += len(line)
+    return _masked(text, spans)
 
 
 def _figures(text: str) -> tuple[list[tuple[int, Fact]], str]:
@@ -465,6 +522,7 @@ class Evidence:
         """The evidence of a source text."""
         if not isinstance(source, str):
             raise TypeError(f"source must be a string, got {type(source).__name__}")
+        source = without_list_markers(source)
         found = [fact for _, fact in _figures(source)[0]]
         dates = tuple(f.date for f in found if f.date is not None)
         numbers = [f.value for f in found if f.kind == "number"] + [float(d[0]) for d in dates if d[0] is not None]
@@ -474,8 +532,13 @@ class Evidence:
 
 
 def _close(value: float, unit: float, candidates: Iterable[float]) -> bool:
-    """A candidate equal to ``value`` or within half its ``unit`` (the summary rounded a more precise figure)."""
-    return any(math.isclose(c, value, rel_tol=1e-9) or abs(c - value) <= unit / 2 * (1 + 1e-9) for c in candidates)
+    """A candidate equal to ``value`` or within half its ``unit`` (the summary rounded a more precise figure).
+
+    A value beyond a float's range (``inf``) is close to nothing: two such numbers cannot be told apart.
+    """
+    return math.isfinite(value) and any(
+        math.isclose(c, value, rel_tol=1e-9) or abs(c - value) <= unit / 2 * (1 + 1e-9) for c in candidates
+    )
 
 
 def supported(fact: Fact, evidence: Evidence) -> bool:

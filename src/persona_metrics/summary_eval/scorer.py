@@ -52,7 +52,7 @@ COMPLETENESS_SIGNATURES = {
     "recall_precision": "tfidf-top10-graded-recall-sentence-precision-f1.5-v2",
 }
 #: The signature's ``consistency:`` value: the offline fact check of ``summary_eval/consistency.py``.
-CONSISTENCY_SIGNATURE = "surface-facts-v1"
+CONSISTENCY_SIGNATURE = "surface-facts-v2"
 
 
 @dataclass(frozen=True, eq=False)
