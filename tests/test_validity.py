@@ -49,6 +49,16 @@ def test_tally_counts_a_tie_as_a_failure() -> None:
     assert P.tally([*checks, P.Check("c", True)]) == [("a > b", 3, 1), ("c", 1, 1)]
 
 
+def test_a_margin_within_rounding_is_a_tie() -> None:
+    """Scores 1.2e-8 apart (float32 rounding: one thread or two ordered the original coherence's summary and its
+    reversed copy either way) are a tie, so a report does not depend on the machine; 2e-6 is an order."""
+    assert P.TIE_TOLERANCE == 1e-6
+    assert not P.higher("a > b", 0.5 + 1.2e-8, 0.5).holds
+    assert not P.higher("a > b", 0.5 + 9e-7, 0.5).holds
+    assert P.higher("a > b", 0.5 + 2e-6, 0.5).holds
+    assert not P.higher("a > b", 0.5, 0.5 + 2e-6).holds
+
+
 def test_spoiled_summaries() -> None:
     sentences = ["Mirelle Dairy cut milk prices.", "Farmers protested.", "The board met on Friday."]
     assert P.repeated(sentences) == (

@@ -2,7 +2,8 @@
 
 Every property is a list of checks (:class:`Check`, one per case, or per pair of cases), and a property's pass fraction
 is the share of its checks that hold (:func:`tally`). An ordering ``a > b`` is strict: **a tie counts as a
-failure** (a metric that cannot tell the two texts apart has not ordered them). Nothing here loads a model or
+failure** (a metric that cannot tell the two texts apart has not ordered them), and two scores within
+:data:`TIE_TOLERANCE` of each other are a tie. Nothing here loads a model or
 scores a text: the runner (:mod:`persona_metrics.validity.runner`) scores the texts these functions ask for with
 the families' library functions and hands the scores back, keyed as asked.
 
@@ -22,6 +23,11 @@ import numpy as np
 
 #: The bound under which a document's DEGRESS counts as "≈ 0" when every user gets the same summary.
 DEGRESS_NEAR_ZERO = 0.05
+#: Two scores closer than this are a tie. A float32 network's rounding moves a score by up to 1.2e-7 between CPU
+#: kernel paths and thread counts (docs/cross_cpu.md: BERTScore 1.2e-7, SummaryEval coherence 3e-8), so a
+#: smaller margin is the machine's, not the metric's: the original coherence scores a summary and its reversed
+#: copy 0 to 1.2e-8 apart, and one thread or two decided the order.
+TIE_TOLERANCE = 1e-6
 
 Key = tuple[Hashable, ...]
 
@@ -35,8 +41,12 @@ class Check:
 
 
 def higher(prop: str, a: float, b: float) -> Check:
-    """``a > b`` strictly (a tie fails)."""
-    return Check(prop, bool(a > b))
+    """``a > b`` strictly: a tie, ``a`` within :data:`TIE_TOLERANCE` of ``b``, fails.
+
+    >>> higher("p", 0.5, 0.4).holds, higher("p", 0.5, 0.5).holds, higher("p", 0.5 + 1.2e-8, 0.5).holds
+    (True, False, False)
+    """
+    return Check(prop, bool(a - b > TIE_TOLERANCE))
 
 
 def tally(checks: Iterable[Check]) -> list[tuple[str, int, int]]:
