@@ -9,9 +9,12 @@ code (``egises/models.py``) kept independent of the vectorised implementation.
 
 from __future__ import annotations
 
+import json
 import math
 import random
+import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -490,3 +493,55 @@ def test_identical_rankings_give_exactly_zero_epsilon() -> None:
     st = stability(per_document, fractions=(0.7,), repeats=3, seed=0)
     assert st.epsilon_spearman.tolist() == [0.0]
     assert st.epsilon_kendall.tolist() == [0.0]
+
+
+# --- the leaderboard's built-in baselines own their names ------------------------------------------------------
+SCORE_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "score_samples" / "perseval.jsonl"
+
+
+def _renamed_sample(tmp_path: Path, name: str) -> Path:
+    """The shipped perseval sample with its model ``generic`` named ``name`` (on every line)."""
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text(SCORE_SAMPLE.read_text(encoding="utf-8").replace('"generic"', json.dumps(name)), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", ["oracle", "shuffled"])
+@pytest.mark.parametrize("metric", ["perseval", "degress"])
+def test_a_model_named_like_a_baseline_is_refused_naming_line_field_and_the_reserved_names(
+    capsys, tmp_path: Path, name: str, metric: str
+) -> None:
+    """Before: the model replaced the oracle (or the shuffled baseline replaced it); three rows, exit 0."""
+    from persona_metrics.cli import main
+    from persona_metrics.datasets.personalization import read_personalization_jsonl
+
+    path = _renamed_sample(tmp_path, name)
+    message = (
+        f"{path}:1: field 'predictions': model name {name!r} is reserved for a built-in baseline (the reserved "
+        "names are ['oracle', 'shuffled']); rename the model"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        read_personalization_jsonl(path)
+    assert main(["score", metric, str(path), "-q"]) == 2
+    assert capsys.readouterr()[:] == ("", f"persona-metrics score: error: {message}\n")
+    assert main(["score", metric, str(path), "--shard", "1/3", "--states", str(tmp_path / "s1.jsonl")]) == 2
+    assert capsys.readouterr()[:] == ("", f"persona-metrics score: error: {message}\n")
+    assert not (tmp_path / "s1.jsonl").exists()
+
+
+def test_leaderboard_systems_refuses_a_sample_whose_model_has_a_baseline_name() -> None:
+    from persona_metrics.datasets.personalization import PersonalizationSample, leaderboard_systems
+
+    columns = {"documents": ["d", "d"], "references": ["r1", "r2"], "document_ids": None, "user_ids": ["", ""]}
+    sample = PersonalizationSample(**columns, predictions={"m": ["a", "b"], "shuffled": ["b", "a"]})
+    message = (
+        "sample.predictions: model name 'shuffled' is reserved for a built-in baseline (the reserved names are "
+        "['oracle', 'shuffled']); rename the model"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        leaderboard_systems(sample)
+    fine = PersonalizationSample(**columns, predictions={"m": ["a", "b"]})
+    assert leaderboard_systems(fine) == {"oracle": ["r1", "r2"], "m": ["a", "b"], "shuffled": ["r2", "r1"]}
+    # a one-system file adds no baseline, so nothing clashes: the file's name is its system's
+    single = PersonalizationSample(**columns, predictions={"oracle": ["a", "b"]}, single=True)
+    assert leaderboard_systems(single) == {"oracle": ["a", "b"]}

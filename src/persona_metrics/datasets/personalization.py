@@ -8,7 +8,8 @@ One line per (document, user)::
 or, for a single system, ``"prediction": "<summary>"`` instead of ``"predictions"``. ``document`` and
 ``reference`` are required and non-empty (a prediction may be empty); ``document_id`` groups the lines of one
 document (when no line has it, lines with the same document text form one document); ``user_id`` is optional
-and only carried along.
+and only carried along. No model may be named ``oracle`` or ``shuffled``: :func:`leaderboard_systems` adds those
+baselines to the file's models (:data:`BASELINE_SYSTEMS`).
 
 :func:`shuffled_references` is the one "shuffled" baseline of the project (this format and PENS use it): each
 user of a document gets another user's reference of the same document, which is responsive but inaccurate
@@ -17,7 +18,7 @@ user of a document gets another user's reference of the same document, which is 
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,29 @@ LINE_FORMAT = (
     '{"document_id", "document", "user_id", "reference", "predictions": {"<model>": "<summary>", ...}} '
     'or {"document_id", "document", "user_id", "reference", "prediction": "<summary>"}'
 )
+
+
+#: The systems :func:`leaderboard_systems` adds to the models of a ``predictions`` file: no model may be named so.
+BASELINE_SYSTEMS: tuple[str, ...] = ("oracle", "shuffled")
+
+
+def check_model_names(names: Iterable[str], reserved: Sequence[str], where: str) -> None:
+    """Refuse a model named like a built-in baseline of its leaderboard (one would silently replace the other).
+
+    Args:
+        names: the model names.
+        reserved: the baselines' names (:data:`BASELINE_SYSTEMS`; PENS: the keys of its ``BASELINES``).
+        where: what holds the names, for the message (``file:line: field 'predictions'``).
+
+    Raises:
+        ValueError: naming ``where``, the first such model name and the reserved names.
+    """
+    clash = next((name for name in names if name in reserved), None)
+    if clash is not None:
+        raise ValueError(
+            f"{where}: model name {clash!r} is reserved for a built-in baseline (the reserved names are "
+            f"{list(reserved)}); rename the model"
+        )
 
 
 @dataclass(frozen=True)
@@ -72,6 +96,7 @@ def _line_predictions(row: dict, where: str) -> tuple[dict[str, str], bool]:
     wrong = [name for name, text in preds.items() if not isinstance(text, str)]
     if wrong:
         raise ValueError(f"{where}: field 'predictions' must map each model to a string; not {wrong}")
+    check_model_names(preds, BASELINE_SYSTEMS, f"{where}: field 'predictions'")
     return preds, False
 
 
@@ -129,7 +154,8 @@ def read_personalization_jsonl(path: str | Path, single_name: str | None = None)
     Raises:
         FileNotFoundError: the file does not exist.
         ValueError: a malformed line (``file:line`` and the problem named), lines mixing ``prediction`` and
-            ``predictions``, a model missing on some line, or an empty file.
+            ``predictions``, a model named like a baseline (:data:`BASELINE_SYSTEMS`: ``oracle``, ``shuffled``),
+            a model missing on some line, or an empty file.
     """
     rows, lines, kinds = [], [], set()
     for lineno, row in iter_jsonl(path):
@@ -208,9 +234,14 @@ def leaderboard_systems(sample: PersonalizationSample) -> dict[str, list[str]]:
     A file of ``predictions`` lines gives ``oracle`` (each user's own reference), every model (sorted by name)
     and ``shuffled`` (:func:`shuffled_references`, grouped by ``document_id`` or by document text); a file of
     ``prediction`` lines gives its one system only.
+
+    Raises:
+        ValueError: a model of a ``predictions`` sample named like a baseline (:func:`check_model_names`), which
+            would replace it or be replaced.
     """
     if sample.single:
         return dict(sample.predictions)
+    check_model_names(sample.predictions, BASELINE_SYSTEMS, "sample.predictions")
     keys: Sequence[Hashable] = sample.document_ids if sample.document_ids is not None else sample.documents
     return {
         "oracle": list(sample.references),
