@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -171,6 +172,35 @@ def test_quality_params_share_the_style_options_and_the_bertscore_settings() -> 
     assert params.bertscore == BertScoreConfig(num_layers=4, rescale=False)
     with pytest.raises(TypeError, match=r"^bertscore_layers must be an int, got float: 2\.5$"):
         BertScoreConfig(num_layers=2.5)  # type: ignore[arg-type]
+
+
+#: What ``rescale=False`` with a ``baseline_path`` says (the baseline would be read by nothing).
+BASELINE_WITHOUT_RESCALE = "baseline_path is used only with rescale=True, got rescale=False; drop one of them"
+
+
+def test_a_baseline_path_without_rescaling_is_refused_everywhere(tmp_path: Path, capsys) -> None:
+    """Before: the file was ignored, the scores raw and the signature said ``raw``, with exit status 0."""
+    from persona_metrics.cli import main
+
+    base = tmp_path / "base.csv"
+    base.write_text("LAYER,P,R,F\n6,0.1,0.1,0.1\n", encoding="utf-8")
+    refused = {"rescale": False, "baseline_path": str(base)}
+    exactly = f"^{re.escape(BASELINE_WITHOUT_RESCALE)}$"
+    with pytest.raises(ValueError, match=exactly):
+        QualityParams(**refused)
+    with pytest.raises(ValueError, match=exactly):
+        BertScoreConfig(rescale=False, baseline_path=str(base))
+    with pytest.raises(ValueError, match=exactly):  # the evaluate module
+        persona_metrics.load("persona_quality").compute(
+            predictions=PREDS, references=REFS, personas=PERSONAS, **refused
+        )
+    sample = ROOT / "data" / "score_samples" / "persona_quality.jsonl"
+    code = main(["score", "persona_quality", str(sample), "-o", f"baseline_path={base}", "-o", "rescale=false", "-q"])
+    assert (code, *capsys.readouterr()) == (2, "", f"persona-metrics score: error: {BASELINE_WITHOUT_RESCALE}\n")
+    # each alone, and the defaults, are as before
+    assert QualityParams().bertscore == BertScoreConfig() == BertScoreConfig(None, None, True, None)
+    assert QualityParams(rescale=False).bertscore == BertScoreConfig(rescale=False, baseline_path=None)
+    assert QualityParams(baseline_path=str(base)).bertscore == BertScoreConfig(rescale=True, baseline_path=str(base))
 
 
 @pytest.mark.parametrize(

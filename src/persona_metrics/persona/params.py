@@ -100,6 +100,16 @@ def _check_file(name: str, value: object) -> object:
     return value
 
 
+def check_rescaling(rescale: bool, baseline_path: object) -> None:
+    """Refuse a ``baseline_path`` with ``rescale=False``: the file is only read to rescale, so it would be ignored.
+
+    Raises:
+        ValueError: naming both options.
+    """
+    if baseline_path is not None and not rescale:
+        raise ValueError("baseline_path is used only with rescale=True, got rescale=False; drop one of them")
+
+
 def _overall_weights(name: str, value: object) -> object:
     return check_weights(value, OVERALL_WEIGHTS_KEYS, name)  # type: ignore[arg-type]
 
@@ -170,10 +180,12 @@ class QualityParams(Params):
 
     The first four are :class:`BertScoreConfig`'s (:attr:`bertscore`); the style options are
     :class:`StyleParams`' (:attr:`style`), ``method`` named ``style_method``. ``content_weights`` are checked
-    against the components in use (with or without ``bleurt_checkpoint``).
+    against the components in use (with or without ``bleurt_checkpoint``); a ``baseline_path`` needs ``rescale``
+    (:func:`check_rescaling`).
 
     Raises:
-        TypeError / ValueError / FileNotFoundError: on construction, a bad value (the option named).
+        TypeError / ValueError / FileNotFoundError: on construction, a bad value (the option named), or
+            ``baseline_path`` with ``rescale=False`` (both named).
 
     >>> QualityParams(style_method="zscore").style.method
     'zscore'
@@ -194,7 +206,10 @@ class QualityParams(Params):
     )
     rescale: bool = option(True, "rescale BERTScore with the model's baseline", check=check_bool)
     baseline_path: Any = option(
-        None, "a bert_score-format baseline file (LAYER,P,R,F) to rescale with", optional=True, check=_check_file
+        None,
+        "a bert_score-format baseline file (LAYER,P,R,F) to rescale with (only with rescale=True)",
+        optional=True,
+        check=_check_file,
     )
     bleurt_checkpoint: str | None = option(
         None,
@@ -222,8 +237,9 @@ class QualityParams(Params):
     empty: str = option(**_like(StyleParams, "empty"))
 
     def __post_init__(self) -> None:
-        """Each option's check, then the content weights against the components in use."""
+        """Each option's check, then ``baseline_path`` against ``rescale``, then the content weights."""
         super().__post_init__()
+        check_rescaling(self.rescale, self.baseline_path)
         if self.content_weights is not None:
             resolve_content_weights(self.content_weights, self.bleurt_checkpoint)
 
@@ -252,7 +268,8 @@ class BertScoreConfig:
         model: ``None`` for the packaged all-MiniLM-L6-v2, else a local path or Hub id.
         num_layers: layer; ``None`` = the model's default (6 for MiniLM).
         rescale: rescale with the model's baseline (``(F − b)/(1 − b)``); an error if no baseline exists.
-        baseline_path: a bert_score-format baseline file (``LAYER,P,R,F``) to use instead of the bundled one.
+        baseline_path: a bert_score-format baseline file (``LAYER,P,R,F``) to use instead of the bundled one;
+            only with ``rescale`` (:func:`check_rescaling`).
     """
 
     model: str | None = None
@@ -264,11 +281,13 @@ class BertScoreConfig:
         """Check the four settings by :class:`QualityParams`' checks, under its option names (``bertscore_model`` ...).
 
         Raises:
-            TypeError / ValueError: a bad value (named); FileNotFoundError: a ``baseline_path`` that is no file.
+            TypeError / ValueError: a bad value (named), or ``baseline_path`` with ``rescale=False`` (both named);
+                FileNotFoundError: a ``baseline_path`` that is no file.
         """
         values = (self.model, self.num_layers, self.rescale, self.baseline_path)
         for name, value in zip(BERTSCORE_OPTIONS, values, strict=True):
             QualityParams.spec(name).validate(name, value)
+        check_rescaling(self.rescale, self.baseline_path)
 
 
 __all__ = [
@@ -281,6 +300,7 @@ __all__ = [
     "BertScoreConfig",
     "QualityParams",
     "StyleParams",
+    "check_rescaling",
     "check_weights",
     "resolve_content_weights",
 ]
