@@ -1,8 +1,9 @@
-"""Scoring in parts on one machine (``persona_metrics.integrations.parts``, ``docs/scaling.md`` §5).
+"""Scoring in parts on one machine (``persona_metrics.integrations.parts``, ``docs/scaling.md`` §5; and §1's merge).
 
 The ``datasets.map(num_proc=N)`` recipe is run as the documentation writes it (its code blocks, read from the
-page) on the shipped PENS sample. Golden values: the same library function called once in this process over the
-whole input; every comparison is ``==``.
+page) on the shipped PENS sample; §1's ``merge`` example on the shipped perseval sample, where a shard gets no
+document. Golden values: the same library function called once in this process over the whole input; every
+comparison is ``==``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 from persona_metrics.datasets.pens import baseline_predictions, load_pens
+from persona_metrics.datasets.personalization import read_personalization_jsonl
 from persona_metrics.integrations.parts import (
     STATE,
     Part,
@@ -31,6 +33,14 @@ from persona_metrics.personalization import ExcludedPart, score_personalization,
 from persona_metrics.warning import PersonaMetricsWarning
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def merge_example() -> str:
+    """The one Python code block of ``docs/scaling.md`` §1 (``merge`` of document shards)."""
+    page = (ROOT / "docs" / "scaling.md").read_text(encoding="utf-8")
+    section = page.split("\n## 1. ", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    return block
 
 
 def recipe_blocks() -> list[str]:
@@ -88,6 +98,37 @@ def test_perseval_recipe_gives_the_one_process_numbers(pens) -> None:
     for name in ("perseval", "degress", "edp", "accuracy_distance"):
         assert result.per_summary(name) == whole.per_summary(name)
         assert result.per_document(name) == whole.per_document(name)
+
+
+#: A one-user document that shard_of(·, 3) puts in shard 0, which gets no document of the perseval sample.
+LONELY = {"document_id": "P4", "document": "Rain closes the valley road.", "reference": "valley road shut"}
+
+
+@pytest.mark.parametrize("lonely", [False, True], ids=["empty-shard", "one-user-shard"])
+def test_the_merge_example_equals_one_call_when_a_shard_gets_no_scorable_document(lonely: bool) -> None:
+    """§1's example as written, 3 shards of the perseval sample (model ``tailored``): P1 and P3 go to shard 1, P2
+    to shard 2, nothing to shard 0 (before: ``no items to score: predictions is empty``); with ``lonely``, shard 0
+    holds only the one-user document P4, which has nothing to score either."""
+    sample = read_personalization_jsonl(ROOT / "data" / "score_samples" / "perseval.jsonl")
+    preds, refs = list(sample.predictions["tailored"]), list(sample.references)
+    docs, ids = list(sample.documents), list(sample.document_ids or [])
+    if lonely:
+        preds, refs = [*preds, "road shut"], [*refs, LONELY["reference"]]
+        docs, ids = [*docs, LONELY["document"]], [*ids, LONELY["document_id"]]
+    assert ids[:9] == ["P1"] * 3 + ["P2"] * 3 + ["P3"] * 3
+    assert [shard_of(doc, 3) for doc in ("P1", "P2", "P3", "P4")] == [1, 2, 1, 0]
+    scope: dict = {"preds": preds, "refs": refs, "docs": docs, "ids": ids}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PersonaMetricsWarning)  # P4: excluded, one reference
+        exec(merge_example(), scope)
+        whole = score_personalization(preds, refs, docs, ids)
+    assert scope["shards"] == ([[9]] if lonely else []) + [[0, 1, 2, 6, 7, 8], [3, 4, 5]]
+    merged = scope["whole"]
+    assert merged.as_dict(signature=True) == whole.as_dict(signature=True)
+    assert (merged.num_items, merged.num_excluded_documents) == (len(ids), int(lonely))
+    for name in ("perseval", "degress", "edp", "accuracy_distance"):
+        assert merged.per_summary(name) == whole.per_summary(name)
+        assert merged.per_document(name) == whole.per_document(name)
 
 
 # --- the parts themselves ----------------------------------------------------------------------------------------
