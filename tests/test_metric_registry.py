@@ -95,7 +95,7 @@ def test_score_and_sharded_merge_find_it(toy, tmp_path, capsys) -> None:
     states = []
     for k in (1, 2, 3):
         out = tmp_path / f"s{k}.jsonl"
-        common = ["-o", "weight=0.5", "--format", "json", "--shard", f"{k}/3", "--states", str(out)]
+        common = ["-o", "weight=0.5", "--shard", f"{k}/3", "--states", str(out)]  # a shard prints nothing
         assert main(["score", NAME, str(path), *common]) == 0
         states.append(str(out))
     capsys.readouterr()

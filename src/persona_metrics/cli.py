@@ -60,8 +60,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     # a bad input, a feature without its install extra, or a cache folder that cannot take a write
     except (InputError, MissingExtraError, CacheWriteError) as err:
-        sys.stderr.write(f"persona-metrics {args.command}: error: {err}\n")
+        sys.stderr.write(f"persona-metrics {args.command}: error: {one_line(str(err))}\n")
         return INPUT_ERROR_STATUS
+
+
+def one_line(message: str) -> str:
+    """``message`` on one line: its lines joined by a space (another library's error may span several).
+
+    >>> one_line("We couldn't connect to 'https://huggingface.co'.\\nCheck your internet connection.\\n")
+    "We couldn't connect to 'https://huggingface.co'. Check your internet connection."
+    """
+    return " ".join(line.strip() for line in message.splitlines() if line.strip())
 
 
 def run_command(name: str, argv: Sequence[str] | None = None) -> int:

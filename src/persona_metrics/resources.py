@@ -275,6 +275,22 @@ def remove_if_stale(path: Path, seconds: float = STALE_SECONDS) -> bool:
     return True
 
 
+def new_file_mode() -> int:
+    """The permissions ``open()`` gives a new file: ``0o666`` less the process's umask.
+
+    The umask is read from ``/proc/self/status`` where Linux reports it, else set and restored at once.
+    """
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return 0o666 & ~int(line.split()[1], 8)
+    except OSError:
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def replace_file(
     path: Path, text: str | bytes, prefix: str = ".tmp-", *, mode: int | None = None, not_before: float | None = None
 ) -> None:
@@ -282,15 +298,16 @@ def replace_file(
 
     The text goes to a temporary file ``<prefix>*`` beside ``path``, renamed into place: a killed process leaves
     the old file or the new one whole, never one cut short; a write that fails removes its temporary file. With
-    ``mode`` the file gets those permissions; with ``not_before`` an mtime of at least that (and at least now).
+    ``mode`` the file gets those permissions, else those of a file ``open()`` creates (``0o666`` less the umask:
+    the temporary file's own ``0o600`` would keep a shard's states from a colleague's ``merge``); with
+    ``not_before`` an mtime of at least that (and at least now).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=prefix, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(text.encode("utf-8") if isinstance(text, str) else text)
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, new_file_mode() if mode is None else mode)
         if not_before is not None:
             stamp = max(time.time(), not_before)
             os.utime(tmp, (stamp, stamp))

@@ -81,6 +81,20 @@ def _judge_option(group: argparse._ArgumentGroup, name: str, choices: tuple[str,
     )
 
 
+def judge_flags_given(args: argparse.Namespace) -> list[str]:
+    """The judge flags of :func:`add_judge_arguments` given a value other than their default, as typed (``--timeout``).
+
+    A run without a judge would ignore them, so it refuses them instead (:func:`make_judge`, ``score``).
+    """
+    defaults: dict[str, Any] = {"model": None, "base_url": None, "api_key_env": API_KEY_ENV}
+    defaults |= {name: JudgeOptions.default(name) for name in FLAGGED_OPTIONS} | {"cache_dir": None, "no_cache": False}
+    return [
+        "-m/--model" if name == "model" else "--" + name.replace("_", "-")
+        for name, default in defaults.items()
+        if getattr(args, name, default) != default
+    ]
+
+
 def is_local(base_url: str) -> bool:
     """Whether ``base_url`` points at this machine (a loopback address or ``localhost``)."""
     host = urlparse(base_url).hostname or ""
@@ -101,12 +115,14 @@ def make_judge(args: argparse.Namespace, known_answers: dict[str, dict[str, Any]
 
     Raises:
         ValueError: no key in the named variable for a server that is not on this machine (the option named),
-            or a bad judge option.
+            a bad judge option, or judge flags without ``-m/--model`` (no judge would read them).
     """
     from persona_metrics.summary_eval.judge import Judge
     from persona_metrics.summary_eval.judge_cache import default_cache_dir
 
     if args.model is None:
+        if given := judge_flags_given(args):
+            raise ValueError(f"{', '.join(given)}: judge options, but no judge: give -m/--model, or drop them")
         return None
     key = os.environ.get(args.api_key_env)
     if key is None and args.base_url is not None and is_local(args.base_url):

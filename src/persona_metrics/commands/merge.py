@@ -17,6 +17,7 @@ from persona_metrics.commands.output import (
     InputError,
     add_format_argument,
     add_quiet_argument,
+    check_quiet_format,
     command_parser,
     emit,
     input_errors,
@@ -66,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from persona_metrics.sharding.documents import merge_states
     from persona_metrics.sharding.files import layout, read_states
 
+    check_quiet_format(args)
     with input_errors():
         shards = [read_states(path) for path in args.states]
         if layout(shards[0].header) == "items":

@@ -11,6 +11,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -331,6 +332,16 @@ def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def check_quiet_format(args: argparse.Namespace) -> None:
+    """Refuse ``-q`` with ``--format json|csv``: ``-q`` prints the score only, so the format would be ignored.
+
+    Raises:
+        InputError: naming both flags.
+    """
+    if args.quiet and args.format != "table":
+        raise InputError(f"-q prints the score only and --format {args.format} the whole report; drop one of them")
+
+
 def quiet_text(rows: Sequence[Mapping[str, Any]], key: str) -> str:
     r"""``-q`` output: the ``key`` value of a single row, or ``system<TAB>value`` per row (``null`` where None).
 
@@ -439,12 +450,29 @@ def write_text(path: Path, text: str) -> None:
     replace_file(path, text, prefix=f".{path.name}.")
 
 
-def check_not_input(option: str, out: Path, inputs: Sequence[str | Path]) -> None:
-    """Refuse an output path that is one of the input files, by any name (a symlink, ``./``, another spelling).
+def check_output(option: str, out: Path, inputs: Sequence[str | Path]) -> None:
+    """Refuse, before any scoring, an output path that cannot be written or that is one of the input files.
+
+    Refused: ``-`` (standard output carries the report), a folder, a path whose nearest existing folder (the
+    others are created) takes no file (a temporary file is made and removed there: a read-only or full disk, no
+    permission, a file where a folder should be), and an input file by any name (a symlink, ``./``, another
+    spelling).
 
     Raises:
-        InputError: naming the option, the output and the input it would overwrite.
+        InputError: naming the option, the output and why.
     """
+    if str(out) == "-":
+        raise InputError(f"{option} -: standard output carries the report; give a file path")
+    if out.is_dir():
+        raise InputError(f"{option} {out} is a folder; give a file path")
+    folder = out.resolve().parent
+    while not folder.exists():
+        folder = folder.parent
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as err:
+        raise InputError(f"{option} {out}: cannot write in {folder} ({err.strerror}); give another path") from err
     for given in inputs:
         if str(given) == "-":
             continue
@@ -457,7 +485,7 @@ def check_not_input(option: str, out: Path, inputs: Sequence[str | Path]) -> Non
 
 
 def check_outputs(outputs: Mapping[str, Path | None], inputs: Sequence[str | Path]) -> None:
-    """Refuse an output file that is an input (:func:`check_not_input`) or that another output names too.
+    """Refuse an output that cannot be written or is an input (:func:`check_output`), or that another output names.
 
     Args:
         outputs: option (as the user typed it, e.g. ``--states``) → its path; None for an option not given.
@@ -470,7 +498,7 @@ def check_outputs(outputs: Mapping[str, Path | None], inputs: Sequence[str | Pat
     for option, out in outputs.items():
         if out is None:
             continue
-        check_not_input(option, out, inputs)
+        check_output(option, out, inputs)
         if out.resolve() in seen:
             raise InputError(f"{option} {out} is also {seen[out.resolve()]}'s file: give each output its own path")
         seen[out.resolve()] = option

@@ -29,8 +29,9 @@ from persona_metrics.commands.output import (
     baseline_request,
     captured_notes,
     check_baseline_system,
-    check_not_input,
     check_option_names,
+    check_output,
+    check_quiet_format,
     check_resamples_option,
     command_parser,
     emit,
@@ -409,7 +410,7 @@ def _write_shard(args: argparse.Namespace, options: Mapping[str, Any], resamples
     if args.states is None or args.micro is not None:
         raise InputError("--shard needs --states OUT.jsonl and takes no --micro; see docs/scaling.md section 2")
     check_option_names(options, options_of(args.metric), args.metric)
-    check_not_input("--states", args.states, [args.file])
+    check_output("--states", args.states, [args.file])
     with input_errors():
         shard = parse_shard(args.shard)
         if metric_spec(args.metric).by_document:
@@ -472,8 +473,32 @@ def check_baseline_args(args: argparse.Namespace, baseline: Baseline, resamples:
         raise InputError("--baseline needs resamples for its test: --significance-resamples N with N >= 1")
 
 
+def check_flags_read(args: argparse.Namespace) -> None:
+    """Refuse a flag this run would ignore (one line, exit status 2), before anything is scored.
+
+    Raises:
+        InputError: judge flags for a metric without a judge; ``--significance-resamples`` for a metric without a
+            leaderboard; ``-q`` with ``--format`` (:func:`check_quiet_format`); ``-q`` or ``--format`` with
+            ``--shard`` (it prints nothing: ``merge`` does).
+    """
+    from persona_metrics.commands.judge_options import judge_flags_given
+
+    spec = metric_spec(args.metric)
+    if not spec.judged and (given := judge_flags_given(args)):
+        raise InputError(f"{', '.join(given)}: judge options, and {args.metric} has no judge (summary_eval has)")
+    if not spec.by_document and args.significance_resamples != DEFAULT_SIGNIFICANCE_RESAMPLES:
+        raise InputError(
+            f"--significance-resamples: the test between adjacent ranks of a leaderboard (perseval, degress); "
+            f"{args.metric} has no leaderboard"
+        )
+    if args.shard is not None and (args.quiet or args.format != "table"):
+        raise InputError("--shard writes states and prints no scores: give -q / --format to persona-metrics merge")
+    check_quiet_format(args)
+
+
 def run(args: argparse.Namespace) -> int:
     """Score, print and (``--micro``) write the per-summary lines; notes go to standard error for JSON and CSV."""
+    check_flags_read(args)
     options = parse_options(args.options)
     resamples = check_resamples_option(args.significance_resamples, "--significance-resamples")
     baseline = baseline_request(args)
@@ -484,7 +509,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--states is written by --shard I/N; give both")
         return _write_shard(args, options, resamples)
     if args.micro is not None:
-        check_not_input("--micro", args.micro, [args.file])
+        check_output("--micro", args.micro, [args.file])
     with input_errors():
         report = score_file(args, options, resamples, baseline)
         if args.micro is not None:
