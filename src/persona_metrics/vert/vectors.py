@@ -21,7 +21,7 @@ import numpy as np
 
 from persona_metrics.extras import require
 from persona_metrics.signature import Signature, package_version
-from persona_metrics.text_services import signature_safe
+from persona_metrics.text_services import content_digest, signature_safe
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +124,11 @@ def _is_binary(path: Path) -> bool:
 
 @functools.lru_cache(maxsize=2)
 def _load_file(path: Path, size: int, mtime_ns: int) -> WordVectors:
-    """A vector file read through gensim; cached per (path, size, modification time)."""
+    """A vector file read through gensim; cached per (path, size, modification time).
+
+    Its signature names it ``vectors:<file name>@<digest>|bytes:<size>``, the digest the first hex digits of the
+    SHA-256 of its bytes (:func:`~persona_metrics.text_services.content_digest`; about 1 GB/s).
+    """
     require("reading a word2vec/GloVe file (gensim)", "gensim")
     from gensim.models import KeyedVectors
 
@@ -136,7 +140,8 @@ def _load_file(path: Path, size: int, mtime_ns: int) -> WordVectors:
         kind = "binary word2vec" if binary else "GloVe text" if no_header else "word2vec text"
         raise ValueError(f"word_vectors {path} could not be read as a {kind} file: {err}") from err
     logger.info("loaded %d word vectors of dimension %d from %s", len(kv.key_to_index), kv.vector_size, path)
-    return WordVectors(signature_safe(path.name), dict(kv.key_to_index), kv.vectors, (("bytes", str(size)),))
+    name = f"{signature_safe(path.name)}@{content_digest(path)}"  # the content, not the name alone
+    return WordVectors(name, dict(kv.key_to_index), kv.vectors, (("bytes", str(size)),))
 
 
 def _from_keyed_vectors(kv: Any) -> WordVectors:
