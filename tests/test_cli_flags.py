@@ -151,3 +151,14 @@ def test_a_message_of_several_lines_is_printed_on_one(capsys, monkeypatch: pytes
         "persona-metrics score: error: We couldn't connect to 'https://huggingface.co'. "
         "Check your internet connection.\n"
     )
+
+
+def test_a_model_name_with_a_pipe_stays_in_its_cell(capsys, tmp_path: Path) -> None:
+    """A '|' in a model's name used to add a column to the markdown leaderboard; it is escaped as '\\|'."""
+    source = tmp_path / "p.jsonl"
+    source.write_text((SAMPLES / "perseval.jsonl").read_text().replace('"generic"', '"gen|eric"'))
+    code, out, _ = run_cli(capsys, "score", "perseval", source)
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("| ")]
+    assert any("gen\\|eric" in row for row in rows)
+    assert {row.replace("\\|", "").count("|") for row in rows} == {9}  # 8 columns in every row

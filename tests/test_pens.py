@@ -181,3 +181,24 @@ def test_baseline_table_covers_every_baseline() -> None:
 @pytest.mark.parametrize("name", list(BASELINES))
 def test_baselines_match_their_plain_definitions(synthetic_pens, name) -> None:
     assert baseline_predictions(synthetic_pens, name) == _reference_baseline_predictions(synthetic_pens, name)
+
+
+def test_a_prediction_file_named_like_a_baseline_or_another_file_is_refused(capsys, tmp_path: Path) -> None:
+    """hyps_oracle.txt used to replace the real oracle row, and hyps_m.txt / m.jsonl each other, with exit 0."""
+    from persona_metrics.cli import main
+
+    pens = write_pens(tmp_path / "pens", NEWS, USERS)
+    hyps = tmp_path / "hyps_oracle.txt"
+    hyps.write_text("a\nb\nc\nd\n")
+    assert main(["pens", str(pens), "--no-plot", "--predictions", str(hyps)]) == 2
+    assert capsys.readouterr().err == (
+        f"persona-metrics pens: error: {hyps}: model name 'oracle' is reserved for a built-in baseline (the reserved "
+        f"names are {list(BASELINES)}); rename the model\n"
+    )
+    first, second = tmp_path / "hyps_m.txt", tmp_path / "m.jsonl"
+    first.write_text("a\nb\nc\nd\n")
+    second.write_text("")
+    assert main(["pens", str(pens), "--no-plot", "--predictions", str(first), str(second)]) == 2
+    assert capsys.readouterr().err == (
+        f"persona-metrics pens: error: {second}: model name 'm' is also that of {first}; rename one\n"
+    )

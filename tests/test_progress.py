@@ -108,8 +108,7 @@ def test_the_embedding_loop_of_a_neural_distance_reports_progress(monkeypatch: p
 
 def test_the_pens_leaderboard_loops_follow_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     """``persona-metrics pens`` draws its bars through the one switch: none when progress is off."""
-    from persona_metrics.commands.pens import load_models
-    from persona_metrics.datasets.pens import load_pens
+    from persona_metrics.datasets.pens import load_models, load_pens
 
     ds = load_pens(ROOT / "data" / "pens_sample")
     monkeypatch.setattr(progress, "PROGRESS_DELAY_S", 0.0)

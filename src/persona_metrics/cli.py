@@ -65,9 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def one_line(message: str) -> str:
-    """``message`` on one line: its lines joined by a space (another library's error may span several).
+    r"""``message`` on one line: its lines joined by a space (another library's error may span several).
 
-    >>> one_line("We couldn't connect to 'https://huggingface.co'.\\nCheck your internet connection.\\n")
+    >>> one_line("We couldn't connect to 'https://huggingface.co'.\nCheck your internet connection.\n")
     "We couldn't connect to 'https://huggingface.co'. Check your internet connection."
     """
     return " ".join(line.strip() for line in message.splitlines() if line.strip())

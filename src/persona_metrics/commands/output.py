@@ -530,11 +530,25 @@ def merge_intervals(row: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def markdown_cell(value: object) -> str:
+    r"""``value`` as one markdown table cell's text: ``|`` escaped, line breaks as spaces (a model's name is data).
+
+    >>> print(markdown_cell("gen|eric\nmodel"))
+    gen\|eric model
+    """
+    return " ".join(str(value).replace("|", "\\|").splitlines())
+
+
+def markdown_row(cells: Sequence[object]) -> str:
+    """One markdown table line of ``cells`` (:func:`markdown_cell` each)."""
+    return "| " + " | ".join(markdown_cell(cell) for cell in cells) + " |"
+
+
 def markdown_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The rows as a markdown table (``tabulate``'s pipe format, floats in the one number format)."""
+    """The rows as a markdown table (``tabulate``'s pipe format, floats in the one number format, cells escaped)."""
     import pandas as pd
 
-    cells = [{k: format_cell(v) for k, v in row.items()} for row in rows]
+    cells = [{k: markdown_cell(format_cell(v)) for k, v in row.items()} for row in rows]
     return str(pd.DataFrame(cells).to_markdown(index=False, disable_numparse=True))
 
 

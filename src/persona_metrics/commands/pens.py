@@ -30,6 +30,7 @@ from persona_metrics.commands.output import (
     input_errors,
     json_text,
     jsonl_text,
+    markdown_row,
     markdown_table,
     write_text,
 )
@@ -43,7 +44,6 @@ from persona_metrics.personalization.leaderboard import (
     stability_summary_row,
 )
 from persona_metrics.personalization.params import DistanceChoice, PersevalParams
-from persona_metrics.progress import progress_bar
 
 if TYPE_CHECKING:
     from datasets import Dataset
@@ -196,19 +196,6 @@ def scoring_params(args: Any) -> PersevalParams:
     return PersevalParams(**{name: getattr(args, name) for name in FLAGGED_OPTIONS})
 
 
-def load_models(ds: Dataset, baselines: Sequence[str], files: Sequence[Path]) -> dict[str, list[str]]:
-    """Predictions per model name: the chosen baselines, then each prediction file (named by its stem)."""
-    from persona_metrics.datasets.pens import baseline_predictions, read_hyps, read_jsonl_predictions
-
-    out = {name: baseline_predictions(ds, name) for name in progress_bar(baselines, desc="pens: baselines")}
-    for path in files:
-        if path.suffix == ".jsonl":
-            out[path.stem] = read_jsonl_predictions(path, ds)
-        else:
-            out[path.stem.removeprefix("hyps_")] = read_hyps(path, ds.num_rows)
-    return out
-
-
 # --- tables of one distance -------------------------------------------------------------------------------
 def _disagreement_line(distance: str, board: Leaderboard) -> str:
     """Kendall τ between the DEGRESS and PerSEval rankings, and the pairs they order differently."""
@@ -288,7 +275,7 @@ def _table_lines(boards: Sequence[DistanceBoard]) -> list[str]:
         for r in board.rows:
             cells = [r["distance"], str(r["rank"]), r["model"], _estimate(r, "perseval"), _estimate(r, "degress")]
             cells += [format_score(r[k]) for k in ("egises", "p_accuracy", "accuracy_distance", "p_vs_next")]
-            lines.append("| " + " | ".join(cells) + " |")
+            lines.append(markdown_row(cells))
     return [*lines, "", LEADERBOARD_KEY]
 
 
@@ -540,7 +527,7 @@ def merged_report(merged: Any) -> tuple[str, list[dict[str, Any]]]:
 
 def run(args: argparse.Namespace) -> int:
     """Score, rank, test, write the files (with ``--out``) and print the report."""
-    from persona_metrics.datasets.pens import load_pens
+    from persona_metrics.datasets.pens import load_models, load_pens
     from persona_metrics.personalization import PersonalizationScorer
     from persona_metrics.personalization.leaderboard import score_systems
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from persona_metrics.commands.output import InputError, command_parser, emit, input_errors
+from persona_metrics.commands.output import InputError, command_parser, emit, input_errors, markdown_row
 from persona_metrics.formatting import format_score
 
 if TYPE_CHECKING:
@@ -61,8 +61,8 @@ def report_markdown(tables: pd.DataFrame, columns: Sequence[str], header: str, f
         lines += [f"## By {by}", "", "| " + str(by) + " | n | " + " | ".join(columns) + " |"]
         lines.append("|---|---|" + "---|" * len(columns))
         for _, row in table.iterrows():
-            cells = " | ".join(f"{format_score(row[c + '_mean'])} ± {format_score(row[c + '_std'])}" for c in columns)
-            lines.append(f"| {row['group']} | {row['n']} | {cells} |")
+            cells = [f"{format_score(row[c + '_mean'])} ± {format_score(row[c + '_std'])}" for c in columns]
+            lines.append(markdown_row([row["group"], row["n"], *cells]))
         lines.append("")
     return "\n".join([*lines, *footer, ""])
 

@@ -37,6 +37,7 @@ from persona_metrics.commands.output import (
     emit,
     input_errors,
     jsonl_text,
+    markdown_row,
     parse_options,
     quiet_text,
     render_rows,
@@ -114,7 +115,8 @@ FILE is JSON lines: one JSON object per line (blank lines are skipped). What a l
       {{"document_id": "D1", "document": "<source text>", "user_id": "U1",
        "reference": "<the user's own summary>", "predictions": {{"<model>": "<summary for this user>", ...}}}}
     -> a leaderboard: one row per model plus two baselines, oracle (each user's own reference) and shuffled
-       (another user's reference of the same document), ranked by METRIC;
+       (another user's reference of the same document), ranked by METRIC (so no model may be named oracle or
+       shuffled);
     or, for one system, "prediction": "<summary>" instead of "predictions" -> one row (named after FILE).
     document and reference are required; document_id groups the lines of one document (without it, equal
     document texts do); user_id is optional. Documents with a single line have no user pair and are excluded
@@ -244,7 +246,7 @@ def _leaderboard_table(path: str, num_items: int, leaderboard: Leaderboard) -> l
         cells.append(format_estimate(r.degress, *r.intervals.get(DEGRESS.headline, (None, None))))
         cells += [format_score(v) for v in (r.egises, r.p_accuracy, r.accuracy_distance)]
         cells.append(format_score(tests[name][1].p_value if name in tests else None))
-        out.append("| " + " | ".join(cells) + " |")
+        out.append(markdown_row(cells))
     out += ["", LEADERBOARD_KEY]
     if tests:
         test = next(iter(tests.values()))[1]

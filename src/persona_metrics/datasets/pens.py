@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from persona_metrics.progress import quiet_foreign_progress
+from persona_metrics.progress import progress_bar, quiet_foreign_progress
 from persona_metrics.validation import not_one_of
 
 if TYPE_CHECKING:
@@ -359,3 +359,42 @@ def read_jsonl_predictions(path: str | Path, dataset: Dataset) -> list[str]:
             f"{path}: no prediction for {len(missing)} examples, e.g. user {missing[0][0]}, news {missing[0][1]}"
         )
     return [found[k] for k in wanted]
+
+
+def model_name(path: Path) -> str:
+    """The model of a prediction file: ``<MODEL>.jsonl`` or ``hyps_<MODEL>.txt``."""
+    return path.stem if path.suffix == ".jsonl" else path.stem.removeprefix("hyps_")
+
+
+def check_model_files(files: Sequence[Path]) -> None:
+    """Refuse prediction files whose model takes a baseline's name or another file's (one would replace the other).
+
+    Raises:
+        ValueError: naming the file, the model and the reserved names (or the other file).
+    """
+    from persona_metrics.datasets.personalization import check_model_names
+
+    seen: dict[str, Path] = {}
+    for path in files:
+        name = model_name(path)
+        check_model_names([name], list(BASELINES), str(path))
+        if name in seen:
+            raise ValueError(f"{path}: model name {name!r} is also that of {seen[name]}; rename one")
+        seen[name] = path
+
+
+def load_models(ds: Dataset, baselines: Sequence[str], files: Sequence[Path]) -> dict[str, list[str]]:
+    """Predictions per model name: the chosen baselines, then each prediction file (named by its stem).
+
+    Raises:
+        ValueError: a file's model named like a baseline or like another file's (:func:`check_model_files`), or a
+            malformed file.
+    """
+    check_model_files(files)  # before any baseline is computed
+    out = {name: baseline_predictions(ds, name) for name in progress_bar(baselines, desc="pens: baselines")}
+    for path in files:
+        if path.suffix == ".jsonl":
+            out[model_name(path)] = read_jsonl_predictions(path, ds)
+        else:
+            out[model_name(path)] = read_hyps(path, ds.num_rows)
+    return out
