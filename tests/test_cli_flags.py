@@ -162,3 +162,29 @@ def test_a_model_name_with_a_pipe_stays_in_its_cell(capsys, tmp_path: Path) -> N
     rows = [line for line in out.splitlines() if line.startswith("| ")]
     assert any("gen\\|eric" in row for row in rows)
     assert {row.replace("\\|", "").count("|") for row in rows} == {9}  # 8 columns in every row
+
+
+def test_a_key_given_twice_is_refused_naming_the_line(capsys, tmp_path: Path) -> None:
+    """json keeps the last of two equal keys without a word: {"prediction": "a", "prediction": "b"} scored "b"."""
+    lines = (STYLE.read_text().splitlines()[0], '{"prediction": "a", "persona": "journalist", "prediction": "b"}')
+    source = tmp_path / "twice.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    code, out, err = run_cli(capsys, "score", "persona_style", source)
+    assert (code, out) == (2, "")
+    assert err == f"persona-metrics score: error: {source}:2: key 'prediction' given twice in one object\n"
+    nested = tmp_path / "nested.jsonl"
+    row = (SAMPLES / "perseval.jsonl").read_text().splitlines()[0]
+    nested.write_text(row.replace('"predictions": {', '"predictions": {"m": "x", "m": "y", ', 1) + "\n")
+    code, _, err = run_cli(capsys, "score", "perseval", nested)
+    assert code == 2
+    assert err == f"persona-metrics score: error: {nested}:1: key 'm' given twice in one object\n"
+
+
+def test_quiet_without_the_judge_its_headline_needs(capsys, no_scoring) -> None:
+    """summary_eval -q printed 'null' offline: its headline, overall, needs the judge's accuracy."""
+    code, out, err = run_cli(capsys, "score", "summary_eval", SAMPLES / "summary_eval.jsonl", "-q")
+    assert (code, out) == (2, "")
+    assert err == (
+        "persona-metrics score: error: -q prints summary_eval's overall, which needs a judge (-m/--model); without "
+        "one, drop -q for the table of the offline scores\n"
+    )

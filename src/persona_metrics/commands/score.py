@@ -139,7 +139,8 @@ Options (-o KEY=VALUE, repeatable; named as in evaluate.load(METRIC).compute, se
   intervals).
 
 --micro PATH writes the per-summary (micro) scores as JSON lines, each with the signature:
-  perseval, degress  one line per (system, scored line): system, item (the line's index), document_id,
+  item is the line's index among FILE's non-blank lines, from 0 (error messages give FILE:LINE, blank lines counted)
+  perseval, degress  one line per (system, scored line): system, item, document_id,
                      user_id, perseval, degress, edp, accuracy_distance, signature
   persona_style      one line per line of FILE: system, item, style_similarity, signature
   persona_quality    one line per line of FILE: system, item, every component, band, signature
@@ -480,8 +481,8 @@ def check_flags_read(args: argparse.Namespace) -> None:
 
     Raises:
         InputError: judge flags for a metric without a judge; ``--significance-resamples`` for a metric without a
-            leaderboard; ``-q`` with ``--format`` (:func:`check_quiet_format`); ``-q`` or ``--format`` with
-            ``--shard`` (it prints nothing: ``merge`` does).
+            leaderboard; ``-q`` without the judge its headline needs; ``-q`` with ``--format``
+            (:func:`check_quiet_format`); ``-q`` or ``--format`` with ``--shard`` (it prints nothing: ``merge`` does).
     """
     from persona_metrics.commands.judge_options import judge_flags_given
 
@@ -492,6 +493,11 @@ def check_flags_read(args: argparse.Namespace) -> None:
         raise InputError(
             f"--significance-resamples: the test between adjacent ranks of a leaderboard (perseval, degress); "
             f"{args.metric} has no leaderboard"
+        )
+    if args.quiet and spec.judged and args.model is None:
+        raise InputError(
+            f"-q prints {args.metric}'s {spec.headline}, which needs a judge (-m/--model); without one, drop -q "
+            "for the table of the offline scores"
         )
     if args.shard is not None and (args.quiet or args.format != "table"):
         raise InputError("--shard writes states and prints no scores: give -q / --format to persona-metrics merge")

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 #: The file name that means standard input.
 STDIN = "-"
@@ -100,21 +101,38 @@ def text_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")]
 
 
+class _DuplicateKey(Exception):
+    """A JSON object with a key given twice (``json`` would keep the last value silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's dict, refusing a key given twice (:class:`_DuplicateKey`)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
     """``(line number, object)`` for each non-blank line of a JSON-lines file (``-``: standard input).
 
     Raises:
         FileNotFoundError: the file does not exist.
-        ValueError: a line that is not valid JSON or not a JSON object (``file:line`` named).
+        ValueError: a line that is not valid JSON, not a JSON object or with a key given twice (``file:line``
+            named).
     """
     name = input_name(path)
     for lineno, line in enumerate(text_lines(read_input(path)), start=1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = json.loads(line, object_pairs_hook=_unique_keys)
         except json.JSONDecodeError as err:
             raise ValueError(f"{name}:{lineno}: not valid JSON ({err.msg})") from err
+        except _DuplicateKey as err:
+            raise ValueError(f"{name}:{lineno}: key {err.args[0]!r} given twice in one object") from err
         if not isinstance(row, dict):
             raise ValueError(f"{name}:{lineno}: expected a JSON object, got {type(row).__name__}")
         yield lineno, row
