@@ -188,3 +188,22 @@ def test_quiet_without_the_judge_its_headline_needs(capsys, no_scoring) -> None:
         "persona-metrics score: error: -q prints summary_eval's overall, which needs a judge (-m/--model); without "
         "one, drop -q for the table of the offline scores\n"
     )
+
+
+def test_a_field_that_is_not_read_is_noted(capsys, tmp_path: Path) -> None:
+    """A misspelt optional field ("doc_id" for "document_id") changed the grouping of documents without a word."""
+    rows = (SAMPLES / "perseval.jsonl").read_text().splitlines()
+    source = tmp_path / "typo.jsonl"
+    source.write_text("\n".join(row.replace('"document_id"', '"doc_id"') for row in rows) + "\n")
+    code, _, err = run_cli(capsys, "score", "perseval", source, "-f", "json")
+    assert code == 0
+    assert (
+        f"note: {source}: field(s) ['doc_id'] on {len(rows)} line(s) are not read; the fields read are "
+        "['document_id', 'document', 'user_id', 'reference', 'predictions', 'prediction']\n"
+    ) in err
+    extra = tmp_path / "extra.jsonl"
+    extra.write_text(STYLE.read_text().replace('"persona"', '"id": 7, "persona"', 1))
+    code, _, err = run_cli(capsys, "score", "persona_style", extra, "-f", "json")
+    assert code == 0
+    assert f"note: {extra}: field(s) ['id'] on 1 line(s) are not read; the fields read are ['prediction', " in err
+    assert run_cli(capsys, "score", "persona_style", STYLE, "-f", "json")[2] == ""  # the shipped sample: no note

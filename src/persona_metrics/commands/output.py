@@ -90,6 +90,14 @@ def captured_notes() -> Iterator[list[str]]:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
+@contextmanager
+def noted_now() -> Iterator[None]:
+    """Write the library's warnings of the block at once, as ``note: …`` lines on standard error (a file's reading)."""
+    with captured_notes() as notes:
+        yield
+    sys.stderr.writelines(f"note: {note}\n" for note in notes)
+
+
 #: The one line under every personalization leaderboard that says how to read it.
 LEADERBOARD_KEY = (
     "Reading it: higher PerSEval, DEGRESS and P-Acc are better, lower EGISES and accuracy distance; oracle (each "

@@ -24,6 +24,7 @@ from persona_metrics.commands.output import (
     item_rows,
     markdown_table,
     merge_intervals,
+    noted_now,
 )
 from persona_metrics.metric_registry import metric_spec
 
@@ -133,7 +134,8 @@ def _judge(args: argparse.Namespace) -> Any:
 
 def score_item_file(args: argparse.Namespace, options: Mapping[str, Any]) -> Report:
     """The report of ``args.metric`` over every item of ``args.file``."""
-    items = read_items(args.metric, args.file)
+    with noted_now():
+        items = read_items(args.metric, args.file)
     judge = _judge(args)
     result, notes = score_rows(args.metric, items, range(len(items)), options, judge)
     return item_report(args.metric, Path(args.file), result, notes, judge is not None)
@@ -149,7 +151,8 @@ def item_states(args: argparse.Namespace, options: Mapping[str, Any], shard: tup
     from persona_metrics.sharding.files import digest, shard_block, states_text
     from persona_metrics.sharding.items import item_state_lines
 
-    items = read_items(args.metric, args.file)
+    with noted_now():
+        items = read_items(args.metric, args.file)
     judge = _judge(args)
     block = shard_block(len(items), *shard)
     system = Path(args.file).stem

@@ -38,6 +38,7 @@ from persona_metrics.commands.output import (
     input_errors,
     jsonl_text,
     markdown_row,
+    noted_now,
     parse_options,
     quiet_text,
     render_rows,
@@ -283,7 +284,8 @@ def score_personalization_file(
     from persona_metrics.datasets.personalization import leaderboard_systems, read_personalization_jsonl
 
     check_option_names(options, options_of(metric), metric)
-    sample = read_personalization_jsonl(path)
+    with noted_now():
+        sample = read_personalization_jsonl(path)
     if baseline is not None:  # before the scoring
         check_baseline_system(baseline, list(leaderboard_systems(sample)), str(path))
     results, notes, seed = _score_systems(sample, options)
@@ -371,7 +373,8 @@ def personalization_states(
     from persona_metrics.sharding.files import digest, shard_items, states_text
 
     check_option_names(options, options_of(metric), metric)
-    sample = read_personalization_jsonl(path)
+    with noted_now():
+        sample = read_personalization_jsonl(path)
     keys = sample.document_ids if sample.document_ids is not None else sample.documents
     distance, params_options = DistanceChoice.split(options)
     params_options.setdefault("bootstrap", DEFAULT_BOOTSTRAP)

@@ -115,8 +115,12 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
+def iter_jsonl(path: str | Path, read: Sequence[str] | None = None) -> Iterator[tuple[int, dict]]:
     """``(line number, object)`` for each non-blank line of a JSON-lines file (``-``: standard input).
+
+    With ``read`` (every field the caller reads, optional ones included), fields outside it are warned about once,
+    at the end of the file: a misspelt optional field (``doc_id`` for ``document_id``) would otherwise change the
+    result without a word.
 
     Raises:
         FileNotFoundError: the file does not exist.
@@ -124,6 +128,8 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
             named).
     """
     name = input_name(path)
+    unread: list[str] = []
+    lines = 0
     for lineno, line in enumerate(text_lines(read_input(path)), start=1):
         if not line.strip():
             continue
@@ -135,7 +141,14 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
             raise ValueError(f"{name}:{lineno}: key {err.args[0]!r} given twice in one object") from err
         if not isinstance(row, dict):
             raise ValueError(f"{name}:{lineno}: expected a JSON object, got {type(row).__name__}")
+        if read is not None and (extra := row.keys() - set(read)):
+            unread += sorted(extra.difference(unread))
+            lines += 1
         yield lineno, row
+    if unread:
+        from persona_metrics.warning import warn
+
+        warn(f"{name}: field(s) {unread} on {lines} line(s) are not read; the fields read are {list(read or ())}")
 
 
 def check_string_fields(row: dict, keys: Sequence[str], where: str, nonempty: Sequence[str] = ()) -> None:
@@ -206,7 +219,7 @@ def read_columns(
     columns: dict[str, list] = {k: [] for k in keys}
     numbers = []
     strings = [k for k in keys if k not in lists]
-    for lineno, row in iter_jsonl(path):
+    for lineno, row in iter_jsonl(path, keys):
         where = f"{input_name(path)}:{lineno}"
         missing = [k for k in keys if k not in row]
         if missing:

@@ -33,6 +33,8 @@ LINE_FORMAT = (
 )
 
 
+#: Every field a line may hold (the others are warned about: :func:`~.jsonl.iter_jsonl`).
+LINE_FIELDS: tuple[str, ...] = ("document_id", "document", "user_id", "reference", "predictions", "prediction")
 #: The systems :func:`leaderboard_systems` adds to the models of a ``predictions`` file: no model may be named so.
 BASELINE_SYSTEMS: tuple[str, ...] = ("oracle", "shuffled")
 
@@ -158,7 +160,7 @@ def read_personalization_jsonl(path: str | Path, single_name: str | None = None)
             a model missing on some line, or an empty file.
     """
     rows, lines, kinds = [], [], set()
-    for lineno, row in iter_jsonl(path):
+    for lineno, row in iter_jsonl(path, LINE_FIELDS):
         where = f"{input_name(path)}:{lineno}"
         check_string_fields(row, REQUIRED_KEYS, where, nonempty=REQUIRED_KEYS)
         _check_id_fields(row, where)
