@@ -151,14 +151,18 @@ def _package_dir(module: str) -> Path:
     return Path(spec.origin).parent
 
 
+def file_sha256(path: str | Path) -> str:
+    """SHA-256 of a file's bytes (hex), read in blocks."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
 def _manifest(directory: Path) -> dict[str, list[int | str]]:
     """``{relative path: [size, sha256]}`` of every file below ``directory`` except the marker."""
     out: dict[str, list[int | str]] = {}
     for path in sorted(directory.rglob("*")):
         if path.is_file() and path.name != COMPLETE_MARKER:
-            with path.open("rb") as handle:
-                digest = hashlib.file_digest(handle, "sha256").hexdigest()
-            out[path.relative_to(directory).as_posix()] = [path.stat().st_size, digest]
+            out[path.relative_to(directory).as_posix()] = [path.stat().st_size, file_sha256(path)]
     return out
 
 

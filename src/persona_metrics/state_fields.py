@@ -76,6 +76,11 @@ PARTS: FieldCheck = (_parts, "a list of strings (the signature's parts)")
 NUMBER_MAP: FieldCheck = (_number_map, "an object of numbers")
 
 
+def one_of(values: Sequence[str]) -> FieldCheck:
+    """The check of a field that holds one of ``values`` (an option's choices)."""
+    return (lambda v: v in values, f"one of {list(values)}")
+
+
 def check_fields(line: Mapping[str, Any], checks: Mapping[str, FieldCheck], where: str) -> None:
     """Check that ``line`` has every field of ``checks`` with a value its check accepts.
 

@@ -48,9 +48,10 @@ def _skipped(name: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
-    """SHA-256 of one file's bytes, cached per (real path, size, modification time) for the process."""
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+    """:func:`~persona_metrics.resources.file_sha256`, cached per (real path, size, modification time)."""
+    from persona_metrics.resources import file_sha256
+
+    return file_sha256(path)
 
 
 def content_digest(path: str | Path) -> str:

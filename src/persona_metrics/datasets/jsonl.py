@@ -128,6 +128,7 @@ def iter_jsonl(path: str | Path, read: Sequence[str] | None = None) -> Iterator[
             named).
     """
     name = input_name(path)
+    known = frozenset(read or ())
     unread: list[str] = []
     lines = 0
     for lineno, line in enumerate(text_lines(read_input(path)), start=1):
@@ -141,7 +142,7 @@ def iter_jsonl(path: str | Path, read: Sequence[str] | None = None) -> Iterator[
             raise ValueError(f"{name}:{lineno}: key {err.args[0]!r} given twice in one object") from err
         if not isinstance(row, dict):
             raise ValueError(f"{name}:{lineno}: expected a JSON object, got {type(row).__name__}")
-        if read is not None and (extra := row.keys() - set(read)):
+        if read is not None and (extra := row.keys() - known):
             unread += sorted(extra.difference(unread))
             lines += 1
         yield lineno, row

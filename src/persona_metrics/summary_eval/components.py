@@ -7,6 +7,7 @@ CMUdict, scikit-learn's TF-IDF, rouge-score, and the packaged all-MiniLM-L6-v2
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -192,7 +193,16 @@ def recall_precision_sentences(text: str) -> list[str]:
 
     They are :func:`robust_reading`'s: a list's items as sentences, prose as its Punkt sentences (§2.1).
     """
-    return robust_reading(text).sentences if text.strip() else []
+    return list(_robust_sentences(text)) if text.strip() else []
+
+
+@functools.lru_cache(maxsize=1024)
+def _robust_sentences(text: str) -> tuple[str, ...]:
+    """:func:`robust_reading`'s sentences of a non-empty text, split once: a call asks for each text's several times.
+
+    (The encoder's texts, each distinct pair's completeness, and the robust method's coherence.)
+    """
+    return tuple(robust_reading(text).sentences)
 
 
 def recall_precision_completeness(
@@ -424,7 +434,7 @@ def coherence_sentences(text: str, method: str = "original") -> list[str]:
     if not text.strip():
         return []
     if method == "robust":
-        return robust_reading(text).sentences[: F.MAX_COHERENCE_SENTENCES]
+        return list(_robust_sentences(text)[: F.MAX_COHERENCE_SENTENCES])
     sentences = sentences_of(text)[: F.MAX_COHERENCE_SENTENCES]
     return sentences if len(sentences) >= 2 else []
 

@@ -11,9 +11,9 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -28,6 +28,8 @@ from persona_metrics.summary_eval.judge import Judge, OnVerdict, Verdict
 from persona_metrics.summary_eval.params import SummaryEvalParams
 from persona_metrics.text_services import SentenceTransformerEncoder
 from persona_metrics.validation import check_texts
+
+T = TypeVar("T")
 
 #: The signature's ``coherence:`` value of each coherence method.
 COHERENCE_SIGNATURES = {"original": "rouge-enhanced", "robust": "robust-v3"}
@@ -261,11 +263,9 @@ class SummaryEvalScorer:
         embed: C.Embed,
     ) -> tuple[C.Completeness, ...]:
         """Per item, the completeness detail by the configured method (each distinct pair scored once)."""
-        pairs = list(zip(predictions, sources, strict=True))
         if self.params.completeness_method == "original":
-            return tuple(C.completeness(p, topics[s], embed) for p, s in pairs)
-        scored = {(p, s): C.recall_precision_completeness(p, s, topics[s], embed) for p, s in dict.fromkeys(pairs)}
-        return tuple(scored[pair] for pair in pairs)
+            return tuple(C.completeness(p, topics[s], embed) for p, s in zip(predictions, sources, strict=True))
+        return per_pair(lambda p, s: C.recall_precision_completeness(p, s, topics[s], embed), predictions, sources)
 
     def _coherence(
         self, predictions: Sequence[str], sources: Sequence[str], embed: C.Embed
@@ -275,9 +275,7 @@ class SummaryEvalScorer:
             cache = {text: C.coherence(text, embed) for text in dict.fromkeys(predictions)}
             return [cache[p] for p in predictions]
         placed = {source: C.sentence_embeddings(source, embed) for source in dict.fromkeys(sources)}
-        pairs = list(zip(predictions, sources, strict=True))
-        scored = {(p, s): C.robust_coherence(p, placed[s], embed) for p, s in dict.fromkeys(pairs)}
-        return [scored[pair] for pair in pairs]
+        return list(per_pair(lambda p, s: C.robust_coherence(p, placed[s], embed), predictions, sources))
 
     def score(
         self, predictions: Sequence[str], sources: Sequence[str], on_verdict: OnVerdict | None = None
@@ -328,9 +326,14 @@ class SummaryEvalScorer:
 def _consistency(predictions: Sequence[str], sources: Sequence[str]) -> tuple[K.Consistency, ...]:
     """Per item, the offline fact check (``docs/summary_eval.md`` §2.2): each source read once, each pair once."""
     evidence = {source: K.Evidence.of(source) for source in dict.fromkeys(sources)}
+    return per_pair(lambda p, s: K.check(p, evidence[s]), predictions, sources)
+
+
+def per_pair(score: Callable[[str, str], T], predictions: Sequence[str], sources: Sequence[str]) -> tuple[T, ...]:
+    """``score(prediction, source)`` per item, each distinct pair scored once."""
     pairs = list(zip(predictions, sources, strict=True))
-    checked = {(p, s): K.check(p, evidence[s]) for p, s in dict.fromkeys(pairs)}
-    return tuple(checked[pair] for pair in pairs)
+    scored = {pair: score(*pair) for pair in dict.fromkeys(pairs)}
+    return tuple(scored[pair] for pair in pairs)
 
 
 def _valid_mean(values: np.ndarray | None) -> float | None:

@@ -25,6 +25,7 @@ from persona_metrics.state_fields import (
     finite,
     flag,
     float_or_null,
+    one_of,
     text_or_null,
     whole,
     within,
@@ -49,7 +50,7 @@ def _topics(value: Any) -> bool:
     if not all(isinstance(s, str) and finite(w) and finite(c) and flag(hit) for s, w, c, hit in rows):
         return False
     precision, sentences = value.get("precision"), value.get("sentences")
-    if not (precision is None or within(0.0, 1.0)(precision)) or not isinstance(sentences, list):
+    if not UNIT_OR_NULL[0](precision) or not isinstance(sentences, list):
         return False
     return all(isinstance(r, list) and len(r) == 2 and isinstance(r[0], str) and finite(r[1]) for r in sentences)
 
@@ -185,8 +186,8 @@ SUMMARY_EVAL = ItemCodec(
     dict(
         config=PARTS,
         weights=NUMBER_MAP,
-        coherence_method=(lambda v: v in COHERENCE_METHODS, f"one of {list(COHERENCE_METHODS)}"),
-        completeness_method=(lambda v: v in COMPLETENESS_METHODS, f"one of {list(COMPLETENESS_METHODS)}"),
+        coherence_method=one_of(COHERENCE_METHODS),
+        completeness_method=one_of(COMPLETENESS_METHODS),
         accuracy=FLAG,
         overall=FLAG,
         verdicts=FLAG,

@@ -7,7 +7,6 @@ measured instead (``run_validity(cases_dir=...)``, ``persona-metrics validity --
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -153,7 +152,9 @@ def first_documents(rows: Sequence[Mapping[str, Any]], limit: int | None) -> lis
 
 def file_digest(path: str | Path) -> str:
     """SHA-256 of a file's bytes (hex): which case files a stored measurement was made on."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    from persona_metrics.resources import file_sha256
+
+    return file_sha256(path)
 
 
 __all__ = [

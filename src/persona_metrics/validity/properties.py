@@ -234,16 +234,10 @@ def summary_eval_checks(
     return checks
 
 
-#: The second set (``summary_checks.jsonl``): each version of a good summary, scored against the case's source.
-SUMMARY_CHECK_VERSIONS = (
-    "good", "repeated", "shuffled", "truncated", "bullets", "off_topic", "changed_number", "changed_name",
-)  # fmt: skip
-
-
 def summary_check_items(
     cases: Sequence[Mapping[str, Any]], sentences: Mapping[str, Sequence[str]]
 ) -> dict[Key, tuple[str, str]]:
-    """``{("checks", id, version): (summary, source)}`` for each of :data:`SUMMARY_CHECK_VERSIONS`.
+    """``{("checks", id, version): (summary, source)}`` for each version of the case's good summary (second set).
 
     The good summary; it repeated, in reverse order and :func:`truncated` (made here); its facts as a list
     (``bullets``); it with the case's ``off_topic`` sentence :func:`inserted`; its two one-fact copies.
